@@ -1,0 +1,44 @@
+package dev.pread.bench;
+
+import java.util.Locale;
+
+/** Human-readable numbers for tables. */
+final class Format {
+  private Format() {}
+
+  static String bytes(long n) {
+    if (n >= 1L << 30 && n % (1L << 30) == 0) return (n >> 30) + " GiB";
+    if (n >= 1L << 20 && n % (1L << 20) == 0) return (n >> 20) + " MiB";
+    if (n >= 1L << 10 && n % (1L << 10) == 0) return (n >> 10) + " KiB";
+    return n + " B";
+  }
+
+  /** 1234567 -> "1.23M", 12345 -> "12.3k". */
+  static String rate(double r) {
+    if (r >= 1e6) return String.format(Locale.ROOT, "%.2fM", r / 1e6);
+    if (r >= 1e4) return String.format(Locale.ROOT, "%.1fk", r / 1e3);
+    if (r >= 1e3) return String.format(Locale.ROOT, "%.2fk", r / 1e3);
+    return String.format(Locale.ROOT, "%.0f", r);
+  }
+
+  static String ratio(double r) {
+    return String.format(Locale.ROOT, "%.2fx", r);
+  }
+
+  /** Parses "1g", "512m", "64k", "4096". */
+  static long parseBytes(String s) {
+    String t = s.trim().toLowerCase(Locale.ROOT).replace("ib", "").replace("b", "");
+    long mult = 1;
+    char last = t.charAt(t.length() - 1);
+    switch (last) {
+      case 'k' -> mult = 1L << 10;
+      case 'm' -> mult = 1L << 20;
+      case 'g' -> mult = 1L << 30;
+      default -> {}
+    }
+    if (mult != 1) {
+      t = t.substring(0, t.length() - 1);
+    }
+    return Long.parseLong(t.trim()) * mult;
+  }
+}

@@ -1,0 +1,16 @@
+package dev.pread.bench;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The {@code pread-bench} command line: {@code ./pread bench} runs {@link BenchCommand}. */
+@Command(
+    name = "pread",
+    mixinStandardHelpOptions = true,
+    description = "pread-directory benchmarks",
+    subcommands = {BenchCommand.class})
+public final class Main {
+  public static void main(String[] args) {
+    System.exit(new CommandLine(new Main()).execute(args));
+  }
+}

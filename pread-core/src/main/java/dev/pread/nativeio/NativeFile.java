@@ -1,0 +1,212 @@
+package dev.pread.nativeio;
+
+import java.io.Closeable;
+import java.io.EOFException;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.FileSystemException;
+import java.nio.file.FileSystems;
+import java.nio.file.Path;
+import java.util.Objects;
+
+/**
+ * A regular file opened read-only, read with positional {@code pread(2)}.
+ *
+ * <p><b>Thread-safety:</b> every method may be called from any number of threads at once. Reads
+ * take no lock and write no memory shared with reads of other threads (see {@link ReadGuard}).
+ * Reads are not interruptible: {@link Thread#interrupt()} neither aborts a read nor closes the
+ * file.
+ *
+ * <p><b>Close:</b> {@link #close()} waits until reads in flight have finished, then closes the
+ * descriptor exactly once. A read that starts after close begins throws {@link
+ * ClosedFileException} without touching the descriptor, so a read can never reach a descriptor
+ * number the kernel has since given to another file. Closing twice is harmless.
+ *
+ * <p><b>Errors:</b> EINTR and short reads are retried; a read that reaches end of file early
+ * throws {@link EOFException}; any other failure throws {@link NativeIOException} naming the path,
+ * the offset and errno.
+ */
+public final class NativeFile implements Closeable {
+  private final Path path;
+  private final int fd;
+  private final long size;
+  private final ReadGuard guard = new ReadGuard();
+
+  private NativeFile(Path path, int fd, long size) {
+    this.path = path;
+    this.fd = fd;
+    this.size = size;
+  }
+
+  /**
+   * Opens {@code path} read-only with close-on-exec.
+   *
+   * @param path a path of the default file system
+   * @throws java.nio.file.NoSuchFileException if it does not exist
+   * @throws FileSystemException if it is a directory or not a regular file
+   * @throws UnsupportedOperationException if {@link NativeAccess#isAvailable()} is false
+   */
+  public static NativeFile open(Path path) throws IOException {
+    NativeAccess.ensureAvailable();
+    Objects.requireNonNull(path, "path");
+    if (path.getFileSystem() != FileSystems.getDefault()) {
+      throw new IllegalArgumentException(
+          "not a path of the default file system (unwrap it first): " + path);
+    }
+    Path absolute = path.toAbsolutePath();
+    int fd = NativeIO.open(absolute, NativeIO.O_RDONLY | NativeIO.O_CLOEXEC);
+    boolean success = false;
+    try {
+      NativeIO.Stat stat = NativeIO.fstat(fd, absolute);
+      if (stat.isDirectory()) {
+        throw new FileSystemException(
+            absolute.toString(), null, "is a directory (EISDIR), cannot be read as a file");
+      }
+      if (!stat.isRegularFile()) {
+        throw new FileSystemException(
+            absolute.toString(),
+            null,
+            "not a regular file (mode " + Integer.toOctalString(stat.mode()) + ")");
+      }
+      NativeFile file = new NativeFile(absolute, fd, stat.size());
+      success = true;
+      return file;
+    } finally {
+      if (!success) {
+        try {
+          NativeIO.close(fd, absolute);
+        } catch (IOException | RuntimeException suppressed) {
+          // the first failure is the one to report
+        }
+      }
+    }
+  }
+
+  /** The absolute path this file was opened with. */
+  public Path path() {
+    return path;
+  }
+
+  /** The file's size when it was opened. */
+  public long size() {
+    return size;
+  }
+
+  /** True once {@link #close()} has begun. */
+  public boolean isClosed() {
+    return guard.isClosed();
+  }
+
+  /**
+   * Reads exactly {@code length} bytes at {@code position} into {@code dst[offset..]}.
+   *
+   * @throws EOFException if the file ends before {@code position + length}
+   * @throws ClosedFileException if the file is closed
+   */
+  public void read(long position, byte[] dst, int offset, int length) throws IOException {
+    Objects.checkFromIndexSize(offset, length, dst.length);
+    checkPosition(position, length);
+    int cell = enter();
+    try {
+      NativeBuffers.Scratch scratch = NativeBuffers.borrow(length);
+      try {
+        while (length > 0) {
+          int chunk = Math.min(length, scratch.capacity());
+          readFully(scratch.capture, scratch.data, chunk, position);
+          MemorySegment.copy(scratch.data, ValueLayout.JAVA_BYTE, 0, dst, offset, chunk);
+          position += chunk;
+          offset += chunk;
+          length -= chunk;
+        }
+      } finally {
+        NativeBuffers.release(scratch);
+      }
+    } finally {
+      guard.exit(cell);
+    }
+  }
+
+  /**
+   * Reads exactly {@code dst.byteSize()} bytes at {@code position} into the native segment {@code
+   * dst}, with no intermediate copy.
+   *
+   * @throws IllegalArgumentException if {@code dst} is not native memory
+   * @throws EOFException if the file ends before {@code position + dst.byteSize()}
+   * @throws ClosedFileException if the file is closed
+   */
+  public void read(long position, MemorySegment dst) throws IOException {
+    if (!dst.isNative()) {
+      throw new IllegalArgumentException("destination is not native memory: " + dst);
+    }
+    checkPosition(position, dst.byteSize());
+    int cell = enter();
+    try {
+      NativeBuffers.Scratch scratch = NativeBuffers.borrow(0);
+      try {
+        readFully(scratch.capture, dst, dst.byteSize(), position);
+      } finally {
+        NativeBuffers.release(scratch);
+      }
+    } finally {
+      guard.exit(cell);
+    }
+  }
+
+  private void checkPosition(long position, long length) {
+    if (position < 0 || position > Long.MAX_VALUE - length) {
+      throw new IllegalArgumentException(
+          path + ": invalid read position " + position + " (length " + length + ")");
+    }
+  }
+
+  private int enter() {
+    int cell = guard.enter();
+    if (cell < 0) {
+      throw new ClosedFileException(path);
+    }
+    return cell;
+  }
+
+  /** pread until {@code count} bytes are in {@code buf}; retries EINTR and short reads. */
+  private void readFully(MemorySegment capture, MemorySegment buf, long count, long position)
+      throws IOException {
+    long done = 0;
+    MemorySegment target = buf;
+    while (done < count) {
+      long n = NativeIO.pread(capture, fd, target, count - done, position + done);
+      if (n > 0) {
+        done += n;
+        target = buf.asSlice(done);
+      } else if (n == 0) {
+        throw new EOFException(
+            path
+                + ": read past EOF at offset "
+                + (position + done)
+                + " ("
+                + (count - done)
+                + " more bytes wanted; size at open was "
+                + size
+                + ")");
+      } else if (n != -Errno.EINTR) {
+        throw new NativeIOException(path, "pread", position + done, count - done, (int) -n);
+      }
+    }
+  }
+
+  /**
+   * Closes the descriptor once reads in flight have finished. Later reads throw {@link
+   * ClosedFileException}; calling this again does nothing.
+   */
+  @Override
+  public void close() throws IOException {
+    if (guard.close()) {
+      NativeIO.close(fd, path);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "NativeFile(" + path + (isClosed() ? ", closed)" : ")");
+  }
+}

@@ -1,0 +1,276 @@
+package dev.pread.nativeio;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
+import java.lang.foreign.SymbolLookup;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.VarHandle;
+import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+
+/**
+ * The FFM bindings: the only class of this project that touches {@link Linker}. Each method is a
+ * thin wrapper over one C library call; retry loops, lifetime and buffers live elsewhere.
+ *
+ * <p>Loading this class links the downcalls, which are restricted methods: callers check {@link
+ * NativeAccess#isAvailable()} first. Thread-safe: stateless.
+ */
+final class NativeIO {
+  // Flag values for Linux on x86_64 and aarch64 (asm-generic where the two agree).
+  static final int O_RDONLY = 0;
+  static final int O_CLOEXEC = 0x80000;
+
+  static final int POSIX_FADV_NORMAL = 0;
+  static final int POSIX_FADV_RANDOM = 1;
+  static final int POSIX_FADV_SEQUENTIAL = 2;
+  static final int POSIX_FADV_WILLNEED = 3;
+  static final int POSIX_FADV_DONTNEED = 4;
+
+  private static final int AT_EMPTY_PATH = 0x1000;
+  private static final int STATX_TYPE = 0x1;
+  private static final int STATX_MODE = 0x2;
+  private static final int STATX_SIZE = 0x200;
+  /** struct statx is 256 bytes with the same layout on every architecture. */
+  private static final long STATX_SIZEOF = 256;
+  private static final long STX_MASK_OFFSET = 0;
+  private static final long STX_BLKSIZE_OFFSET = 4;
+  private static final long STX_MODE_OFFSET = 28;
+  private static final long STX_SIZE_OFFSET = 40;
+
+  static final int S_IFMT = 0170000;
+  static final int S_IFDIR = 0040000;
+  static final int S_IFREG = 0100000;
+
+  private static final Linker LINKER = Linker.nativeLinker();
+  private static final SymbolLookup LIBC = LINKER.defaultLookup();
+  private static final Linker.Option CAPTURE_ERRNO = Linker.Option.captureCallState("errno");
+  private static final StructLayout CAPTURE_LAYOUT = Linker.Option.captureStateLayout();
+  private static final VarHandle ERRNO =
+      CAPTURE_LAYOUT.varHandle(MemoryLayout.PathElement.groupElement("errno"));
+
+  /** Bytes a caller must provide for the errno capture segment of {@link #pread}. */
+  static final long CAPTURE_SIZE = CAPTURE_LAYOUT.byteSize();
+
+  /** Alignment of the errno capture segment. */
+  static final long CAPTURE_ALIGNMENT = CAPTURE_LAYOUT.byteAlignment();
+
+  private static final MethodHandle OPEN =
+      downcall("open", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT), CAPTURE_ERRNO);
+  private static final MethodHandle CLOSE =
+      downcall("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT), CAPTURE_ERRNO);
+  private static final MethodHandle PREAD =
+      downcall(
+          "pread",
+          FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG),
+          CAPTURE_ERRNO);
+  private static final MethodHandle STATX =
+      downcall(
+          "statx",
+          FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS),
+          CAPTURE_ERRNO);
+  private static final MethodHandle POSIX_FADVISE =
+      downcall(
+          "posix_fadvise", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
+  private static final MethodHandle STRERROR =
+      downcall("strerror", FunctionDescriptor.of(ADDRESS, JAVA_INT));
+
+  /** Paths are passed to the kernel in the JVM's file-name encoding. */
+  private static final Charset PATH_CHARSET = pathCharset();
+
+  private NativeIO() {}
+
+  private static MethodHandle downcall(
+      String name, FunctionDescriptor descriptor, Linker.Option... options) {
+    MemorySegment symbol =
+        LIBC.find(name)
+            .orElseThrow(() -> new UnsatisfiedLinkError("C library has no symbol " + name));
+    return LINKER.downcallHandle(symbol, descriptor, options);
+  }
+
+  private static Charset pathCharset() {
+    String name = System.getProperty("sun.jnu.encoding");
+    try {
+      return name == null ? StandardCharsets.UTF_8 : Charset.forName(name);
+    } catch (IllegalArgumentException e) {
+      return StandardCharsets.UTF_8;
+    }
+  }
+
+  /** Forces linking, so that a missing symbol surfaces in {@link NativeAccess}'s check. */
+  static void link() {}
+
+  /** Allocates an errno capture segment in {@code arena}. */
+  static MemorySegment allocateCapture(Arena arena) {
+    return arena.allocate(CAPTURE_LAYOUT);
+  }
+
+  /** The errno a captured call left in {@code capture}. */
+  static int errno(MemorySegment capture) {
+    return (int) ERRNO.get(capture, 0L);
+  }
+
+  /**
+   * {@code open(path, flags)}, retried on EINTR.
+   *
+   * @return the file descriptor
+   * @throws NoSuchFileException on ENOENT, {@link AccessDeniedException} on EACCES/EPERM, {@link
+   *     NativeIOException} otherwise; each names the path and errno
+   */
+  static int open(Path path, int flags) throws IOException {
+    try (Arena arena = Arena.ofConfined()) {
+      MemorySegment capture = allocateCapture(arena);
+      MemorySegment cPath = cString(arena, path);
+      while (true) {
+        int fd = (int) OPEN.invokeExact(capture, cPath, flags);
+        if (fd >= 0) {
+          return fd;
+        }
+        int errno = errno(capture);
+        if (errno == Errno.EINTR) {
+          continue;
+        }
+        String reason = "open failed: " + NativeIOException.describe(errno);
+        switch (errno) {
+          case Errno.ENOENT -> throw new NoSuchFileException(path.toString(), null, reason);
+          case Errno.EACCES, Errno.EPERM ->
+              throw new AccessDeniedException(path.toString(), null, reason);
+          default -> throw new NativeIOException(path, "open", NativeIOException.NO_OFFSET, -1, errno);
+        }
+      }
+    } catch (IOException | RuntimeException | Error e) {
+      throw e;
+    } catch (Throwable t) {
+      throw new AssertionError(t);
+    }
+  }
+
+  private static MemorySegment cString(Arena arena, Path path) throws FileSystemException {
+    String s = path.toString();
+    if (s.indexOf('\0') >= 0) {
+      throw new FileSystemException(s, null, "path contains a NUL character");
+    }
+    byte[] bytes = s.getBytes(PATH_CHARSET);
+    MemorySegment seg = arena.allocate(bytes.length + 1L);
+    MemorySegment.copy(bytes, 0, seg, ValueLayout.JAVA_BYTE, 0, bytes.length);
+    return seg;
+  }
+
+  /** File type, mode, size and preferred I/O block size of an open descriptor. */
+  record Stat(int mode, long size, int blockSize) {
+    boolean isDirectory() {
+      return (mode & S_IFMT) == S_IFDIR;
+    }
+
+    boolean isRegularFile() {
+      return (mode & S_IFMT) == S_IFREG;
+    }
+  }
+
+  /** {@code statx(fd, "", AT_EMPTY_PATH, ...)}: the attributes of an open file. */
+  static Stat fstat(int fd, Path path) throws IOException {
+    try (Arena arena = Arena.ofConfined()) {
+      MemorySegment capture = allocateCapture(arena);
+      MemorySegment empty = arena.allocate(1);
+      MemorySegment buf = arena.allocate(STATX_SIZEOF, 8);
+      int mask = STATX_TYPE | STATX_MODE | STATX_SIZE;
+      while (true) {
+        int rc = (int) STATX.invokeExact(capture, fd, empty, AT_EMPTY_PATH, mask, buf);
+        if (rc == 0) {
+          break;
+        }
+        int errno = errno(capture);
+        if (errno != Errno.EINTR) {
+          throw new NativeIOException(path, "statx", NativeIOException.NO_OFFSET, -1, errno);
+        }
+      }
+      int got = buf.get(ValueLayout.JAVA_INT, STX_MASK_OFFSET);
+      if ((got & (STATX_TYPE | STATX_SIZE)) != (STATX_TYPE | STATX_SIZE)) {
+        throw new IOException(path + ": statx did not report the file type and size");
+      }
+      int mode = Short.toUnsignedInt(buf.get(ValueLayout.JAVA_SHORT, STX_MODE_OFFSET));
+      long size = buf.get(ValueLayout.JAVA_LONG, STX_SIZE_OFFSET);
+      int blockSize = buf.get(ValueLayout.JAVA_INT, STX_BLKSIZE_OFFSET);
+      return new Stat(mode, size, blockSize);
+    } catch (IOException | RuntimeException | Error e) {
+      throw e;
+    } catch (Throwable t) {
+      throw new AssertionError(t);
+    }
+  }
+
+  /**
+   * {@code close(fd)}. Not retried on EINTR: Linux releases the descriptor before it reports
+   * EINTR, and a retry could close a descriptor another thread has just been given.
+   */
+  static void close(int fd, Path path) throws IOException {
+    try (Arena arena = Arena.ofConfined()) {
+      MemorySegment capture = allocateCapture(arena);
+      int rc = (int) CLOSE.invokeExact(capture, fd);
+      if (rc != 0) {
+        int errno = errno(capture);
+        if (errno != Errno.EINTR) {
+          throw new NativeIOException(path, "close", NativeIOException.NO_OFFSET, -1, errno);
+        }
+      }
+    } catch (IOException | RuntimeException | Error e) {
+      throw e;
+    } catch (Throwable t) {
+      throw new AssertionError(t);
+    }
+  }
+
+  /**
+   * One {@code pread(fd, buf, count, offset)} call, not retried.
+   *
+   * @param capture an errno capture segment of at least {@link #CAPTURE_SIZE} bytes
+   * @return the number of bytes read (0 at end of file), or {@code -errno} on failure
+   */
+  static long pread(MemorySegment capture, int fd, MemorySegment buf, long count, long offset) {
+    try {
+      long n = (long) PREAD.invokeExact(capture, fd, buf, count, offset);
+      return n >= 0 ? n : -errno(capture);
+    } catch (Throwable t) {
+      throw new AssertionError(t);
+    }
+  }
+
+  /**
+   * {@code posix_fadvise(fd, offset, length, advice)}.
+   *
+   * @return 0, or the error number (posix_fadvise returns it instead of setting errno)
+   */
+  static int fadvise(int fd, long offset, long length, int advice) {
+    try {
+      return (int) POSIX_FADVISE.invokeExact(fd, offset, length, advice);
+    } catch (Throwable t) {
+      throw new AssertionError(t);
+    }
+  }
+
+  /** The C library's text for {@code errno}. */
+  static String strerror(int errno) {
+    try {
+      MemorySegment p = (MemorySegment) STRERROR.invokeExact(errno);
+      if (p.equals(MemorySegment.NULL)) {
+        return "unknown error";
+      }
+      return p.reinterpret(1024).getString(0);
+    } catch (Throwable t) {
+      throw new AssertionError(t);
+    }
+  }
+}

@@ -1,0 +1,150 @@
+package dev.pread.store;
+
+import dev.pread.nativeio.NativeAccess;
+import dev.pread.nativeio.NativeFile;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.lucene.store.DataAccessHint;
+import org.apache.lucene.store.FSDirectory;
+import org.apache.lucene.store.FSLockFactory;
+import org.apache.lucene.store.IOContext;
+import org.apache.lucene.store.IndexInput;
+import org.apache.lucene.store.LockFactory;
+import org.apache.lucene.store.NIOFSDirectory;
+import org.apache.lucene.store.ReadOnceHint;
+import org.apache.lucene.util.IOUtils;
+import org.apache.lucene.util.Unwrappable;
+
+/**
+ * An {@link FSDirectory} that reads files with positional {@code pread(2)} through the Java FFM
+ * API.
+ *
+ * <p>Compared with {@link NIOFSDirectory}, reads take no JDK monitor (a {@code FileChannel}
+ * registers every reading thread in a synchronized set), so threads reading clones of one input
+ * scale; and {@link Thread#interrupt()} cannot close a file under a reader. Compared with {@code
+ * MMapDirectory}, an index larger than the memory available to the page cache does not turn into
+ * a storm of page faults with readahead around each one.
+ *
+ * <p><b>Native access.</b> The native path needs Linux on x86_64 or aarch64 and a JVM started
+ * with {@code --enable-native-access=ALL-UNNAMED} (see {@link NativeAccess}). Where it is not
+ * available, inputs are those of {@link NIOFSDirectory}, and one warning per JVM says why. {@link
+ * #isNativePread()} tells which path an instance uses.
+ *
+ * <p><b>Buffers.</b> Each input (and each clone) has a heap buffer of {@link #getBufferSize()}
+ * bytes, {@value #DEFAULT_BUFFER_SIZE} by default; inputs opened for merges, for reading once or
+ * with {@link DataAccessHint#SEQUENTIAL} use at least {@value #SEQUENTIAL_BUFFER_SIZE}. Reads of at
+ * least the buffer size bypass it.
+ *
+ * <p>Writing, deleting, renaming and syncing are {@link FSDirectory}'s. Thread-safe.
+ */
+public class PreadDirectory extends FSDirectory {
+  /**
+   * Default buffer size for inputs: chosen by measurement (see the README): large enough that
+   * sequential decoding makes few syscalls, small enough that a random small read copies little.
+   */
+  public static final int DEFAULT_BUFFER_SIZE = 4096;
+
+  /** Buffer size for merges, read-once and sequential inputs. */
+  public static final int SEQUENTIAL_BUFFER_SIZE = 64 * 1024;
+
+  /** Smallest accepted buffer size. */
+  public static final int MIN_BUFFER_SIZE = 64;
+
+  private static final System.Logger LOG = System.getLogger(PreadDirectory.class.getName());
+  private static final AtomicBoolean FALLBACK_LOGGED = new AtomicBoolean();
+
+  private final int bufferSize;
+  /** Non-null when this instance reads through NIOFSDirectory's inputs. */
+  private final NIOFSDirectory fallback;
+
+  /** Creates a directory at {@code path} with {@link FSLockFactory#getDefault()}. */
+  public PreadDirectory(Path path) throws IOException {
+    this(path, FSLockFactory.getDefault());
+  }
+
+  /** Creates a directory at {@code path} with the given lock factory. */
+  public PreadDirectory(Path path, LockFactory lockFactory) throws IOException {
+    this(path, lockFactory, DEFAULT_BUFFER_SIZE);
+  }
+
+  /**
+   * Creates a directory at {@code path} whose inputs buffer {@code bufferSize} bytes.
+   *
+   * @throws IllegalArgumentException if bufferSize is below {@value #MIN_BUFFER_SIZE}
+   */
+  public PreadDirectory(Path path, LockFactory lockFactory, int bufferSize) throws IOException {
+    this(path, lockFactory, bufferSize, false);
+  }
+
+  /** For tests: {@code forceFallback} reads through NIOFSDirectory's inputs. */
+  PreadDirectory(Path path, LockFactory lockFactory, int bufferSize, boolean forceFallback)
+      throws IOException {
+    super(path, lockFactory);
+    if (bufferSize < MIN_BUFFER_SIZE) {
+      throw new IllegalArgumentException(
+          "bufferSize must be at least " + MIN_BUFFER_SIZE + " (got " + bufferSize + ")");
+    }
+    this.bufferSize = bufferSize;
+    Optional<String> reason =
+        forceFallback
+            ? Optional.of("the fallback was forced for this directory")
+            : NativeAccess.unavailableReason();
+    if (reason.isPresent()) {
+      if (forceFallback || FALLBACK_LOGGED.compareAndSet(false, true)) {
+        LOG.log(
+            System.Logger.Level.WARNING,
+            "PreadDirectory: native pread is off ({0}); reading through FileChannel like"
+                + " NIOFSDirectory",
+            reason.get());
+      }
+      this.fallback = new NIOFSDirectory(path, lockFactory);
+    } else {
+      this.fallback = null;
+    }
+  }
+
+  /** True when inputs read with native {@code pread}; false when they are NIOFSDirectory's. */
+  public boolean isNativePread() {
+    return fallback == null;
+  }
+
+  /** Why the native path is off in this JVM, or empty when it is available. */
+  public static Optional<String> nativeUnavailableReason() {
+    return NativeAccess.unavailableReason();
+  }
+
+  /** The buffer size of inputs opened with a default context. */
+  public int getBufferSize() {
+    return bufferSize;
+  }
+
+  int bufferSize(IOContext context) {
+    boolean sequential =
+        context.context() == IOContext.Context.MERGE
+            || context.hints().contains(ReadOnceHint.INSTANCE)
+            || context.hints().contains(DataAccessHint.SEQUENTIAL);
+    return sequential ? Math.max(bufferSize, SEQUENTIAL_BUFFER_SIZE) : bufferSize;
+  }
+
+  @Override
+  public IndexInput openInput(String name, IOContext context) throws IOException {
+    ensureOpen();
+    ensureCanRead(name);
+    if (fallback != null) {
+      return fallback.openInput(name, context);
+    }
+    Path path = getDirectory().resolve(name);
+    // Lucene's test file systems wrap the default one; the kernel needs the real path.
+    Path real = Unwrappable.unwrapAll(path);
+    NativeFile file = NativeFile.open(real);
+    return new PreadIndexInput(
+        "PreadIndexInput(path=\"" + path + "\")", file, bufferSize(context));
+  }
+
+  @Override
+  public synchronized void close() throws IOException {
+    IOUtils.close(fallback, super::close);
+  }
+}

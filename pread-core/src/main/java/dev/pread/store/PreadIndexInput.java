@@ -1,0 +1,380 @@
+package dev.pread.store;
+
+import dev.pread.nativeio.ClosedFileException;
+import dev.pread.nativeio.NativeFile;
+import java.io.EOFException;
+import java.io.IOException;
+import org.apache.lucene.store.AlreadyClosedException;
+import org.apache.lucene.store.IndexInput;
+import org.apache.lucene.store.RandomAccessInput;
+import org.apache.lucene.util.BitUtil;
+
+/**
+ * An {@link IndexInput} over a {@link NativeFile}, with a heap buffer of its own.
+ *
+ * <p>Sequential reads are served from the buffer, refilled by one {@code pread} of up to the buffer
+ * size; reads of at least the buffer size go straight to the caller's array. Positional ({@link
+ * RandomAccessInput}) reads use the same buffer and may move the file pointer, as {@link
+ * org.apache.lucene.store.BufferedIndexInput}'s do: use a dedicated {@link #randomAccessSlice}.
+ *
+ * <p><b>Thread-safety:</b> an instance is not thread-safe; give each thread its own {@link
+ * #clone()} or slice. Clones and slices share the descriptor, not the buffer, and their reads
+ * proceed in parallel without locking.
+ *
+ * <p><b>Close:</b> closing the input returned by {@link PreadDirectory#openInput} closes the
+ * descriptor after reads in flight on every clone and slice have finished. From then on every read,
+ * seek, clone or slice of any of them throws {@link AlreadyClosedException}, even when the bytes
+ * are in its buffer. Closing a clone or slice does nothing; closing twice does nothing.
+ */
+final class PreadIndexInput extends IndexInput implements RandomAccessInput {
+  private final NativeFile file;
+  /** Absolute file offset of this input's position 0. */
+  private final long sliceOffset;
+
+  private final long length;
+  private final int bufferSize;
+  private boolean isClone;
+
+  /** Allocated on first buffered read; each clone gets its own. */
+  private byte[] buffer;
+  /** Position (relative to this input) of buffer[0]. */
+  private long bufferStart;
+  /** Number of valid bytes in buffer. */
+  private int bufferLength;
+  /** Index of the next byte to read; the file pointer is bufferStart + bufferPosition. */
+  private int bufferPosition;
+
+  PreadIndexInput(String resourceDescription, NativeFile file, int bufferSize) {
+    this(resourceDescription, file, 0L, file.size(), bufferSize, false);
+  }
+
+  private PreadIndexInput(
+      String resourceDescription,
+      NativeFile file,
+      long sliceOffset,
+      long length,
+      int bufferSize,
+      boolean isClone) {
+    super(resourceDescription);
+    this.file = file;
+    this.sliceOffset = sliceOffset;
+    this.length = length;
+    this.bufferSize = bufferSize;
+    this.isClone = isClone;
+  }
+
+  int bufferSize() {
+    return bufferSize;
+  }
+
+  private void ensureOpen() {
+    if (file.isClosed()) {
+      throw new AlreadyClosedException("Already closed: " + this);
+    }
+  }
+
+  private int available() {
+    return bufferLength - bufferPosition;
+  }
+
+  // ---- sequential reads ----
+
+  @Override
+  public byte readByte() throws IOException {
+    if (bufferPosition >= bufferLength) {
+      refill(Byte.BYTES);
+    } else {
+      ensureOpen();
+    }
+    return buffer[bufferPosition++];
+  }
+
+  @Override
+  public short readShort() throws IOException {
+    if (available() >= Short.BYTES) {
+      ensureOpen();
+      short v = (short) BitUtil.VH_LE_SHORT.get(buffer, bufferPosition);
+      bufferPosition += Short.BYTES;
+      return v;
+    }
+    return super.readShort();
+  }
+
+  @Override
+  public int readInt() throws IOException {
+    if (available() >= Integer.BYTES) {
+      ensureOpen();
+      int v = (int) BitUtil.VH_LE_INT.get(buffer, bufferPosition);
+      bufferPosition += Integer.BYTES;
+      return v;
+    }
+    return super.readInt();
+  }
+
+  @Override
+  public long readLong() throws IOException {
+    if (available() >= Long.BYTES) {
+      ensureOpen();
+      long v = (long) BitUtil.VH_LE_LONG.get(buffer, bufferPosition);
+      bufferPosition += Long.BYTES;
+      return v;
+    }
+    return super.readLong();
+  }
+
+  @Override
+  public void readLongs(long[] dst, int offset, int count) throws IOException {
+    if (available() >= (long) count * Long.BYTES) {
+      ensureOpen();
+      for (int i = 0; i < count; i++) {
+        dst[offset + i] = (long) BitUtil.VH_LE_LONG.get(buffer, bufferPosition);
+        bufferPosition += Long.BYTES;
+      }
+    } else {
+      super.readLongs(dst, offset, count);
+    }
+  }
+
+  @Override
+  public void readInts(int[] dst, int offset, int count) throws IOException {
+    if (available() >= (long) count * Integer.BYTES) {
+      ensureOpen();
+      for (int i = 0; i < count; i++) {
+        dst[offset + i] = (int) BitUtil.VH_LE_INT.get(buffer, bufferPosition);
+        bufferPosition += Integer.BYTES;
+      }
+    } else {
+      super.readInts(dst, offset, count);
+    }
+  }
+
+  @Override
+  public void readFloats(float[] dst, int offset, int count) throws IOException {
+    if (available() >= (long) count * Float.BYTES) {
+      ensureOpen();
+      for (int i = 0; i < count; i++) {
+        dst[offset + i] = (float) BitUtil.VH_LE_FLOAT.get(buffer, bufferPosition);
+        bufferPosition += Float.BYTES;
+      }
+    } else {
+      super.readFloats(dst, offset, count);
+    }
+  }
+
+  @Override
+  public void readBytes(byte[] b, int offset, int len) throws IOException {
+    ensureOpen();
+    int avail = available();
+    if (len <= avail) {
+      if (len > 0) {
+        System.arraycopy(buffer, bufferPosition, b, offset, len);
+        bufferPosition += len;
+      }
+      return;
+    }
+    if (avail > 0) {
+      System.arraycopy(buffer, bufferPosition, b, offset, avail);
+      bufferPosition += avail;
+      offset += avail;
+      len -= avail;
+    }
+    long position = getFilePointer();
+    if (len >= bufferSize) {
+      if (len > length - position) {
+        throw eof(position, len);
+      }
+      readAt(position, b, offset, len);
+      bufferStart = position + len;
+      bufferLength = 0;
+      bufferPosition = 0;
+    } else {
+      refill(len);
+      System.arraycopy(buffer, 0, b, offset, len);
+      bufferPosition = len;
+    }
+  }
+
+  /** Fills the buffer from the file pointer; at least {@code needed} bytes or EOFException. */
+  private void refill(int needed) throws IOException {
+    fillAt(getFilePointer(), needed);
+  }
+
+  private void fillAt(long position, int needed) throws IOException {
+    long remaining = length - position;
+    if (remaining < needed) {
+      throw eof(position, needed);
+    }
+    int n = (int) Math.min(bufferSize, remaining);
+    if (buffer == null) {
+      buffer = new byte[bufferSize];
+    }
+    bufferStart = position;
+    bufferLength = 0;
+    bufferPosition = 0;
+    readAt(position, buffer, 0, n);
+    bufferLength = n;
+  }
+
+  private void readAt(long position, byte[] dst, int offset, int len) throws IOException {
+    try {
+      file.read(sliceOffset + position, dst, offset, len);
+    } catch (ClosedFileException e) {
+      throw new AlreadyClosedException("Already closed: " + this, e);
+    } catch (EOFException e) {
+      EOFException wrapped = new EOFException(e.getMessage() + ": " + this);
+      wrapped.initCause(e);
+      throw wrapped;
+    }
+  }
+
+  private EOFException eof(long position, long len) {
+    return new EOFException(
+        "read past EOF: position="
+            + position
+            + " length="
+            + len
+            + " fileLength="
+            + length
+            + ": "
+            + this);
+  }
+
+  // ---- positioning ----
+
+  @Override
+  public long getFilePointer() {
+    return bufferStart + bufferPosition;
+  }
+
+  @Override
+  public void seek(long pos) throws IOException {
+    ensureOpen();
+    if (pos < 0) {
+      throw new IllegalArgumentException("negative position " + pos + ": " + this);
+    }
+    if (pos > length) {
+      throw new EOFException("seek past EOF: pos=" + pos + " vs length=" + length + ": " + this);
+    }
+    if (pos >= bufferStart && pos < bufferStart + bufferLength) {
+      bufferPosition = (int) (pos - bufferStart);
+    } else {
+      bufferStart = pos;
+      bufferLength = 0;
+      bufferPosition = 0;
+    }
+  }
+
+  @Override
+  public long length() {
+    return length;
+  }
+
+  // ---- RandomAccessInput ----
+
+  /**
+   * Index in the buffer of {@code pos}, refilling the buffer there if it does not hold n bytes.
+   * Callers must read {@code buffer} after this returns: a refill may allocate it.
+   */
+  private int indexOf(long pos, int n) throws IOException {
+    long index = pos - bufferStart;
+    if (index >= 0 && index <= bufferLength - n) {
+      ensureOpen();
+      return (int) index;
+    }
+    if (pos < 0) {
+      throw new IllegalArgumentException("negative position " + pos + ": " + this);
+    }
+    ensureOpen();
+    fillAt(pos, n);
+    return 0;
+  }
+
+  @Override
+  public byte readByte(long pos) throws IOException {
+    int index = indexOf(pos, Byte.BYTES);
+    return buffer[index];
+  }
+
+  @Override
+  public short readShort(long pos) throws IOException {
+    int index = indexOf(pos, Short.BYTES);
+    return (short) BitUtil.VH_LE_SHORT.get(buffer, index);
+  }
+
+  @Override
+  public int readInt(long pos) throws IOException {
+    int index = indexOf(pos, Integer.BYTES);
+    return (int) BitUtil.VH_LE_INT.get(buffer, index);
+  }
+
+  @Override
+  public long readLong(long pos) throws IOException {
+    int index = indexOf(pos, Long.BYTES);
+    return (long) BitUtil.VH_LE_LONG.get(buffer, index);
+  }
+
+  @Override
+  public void readBytes(long pos, byte[] bytes, int offset, int len) throws IOException {
+    if (len > bufferSize) {
+      ensureOpen();
+      if (pos < 0) {
+        throw new IllegalArgumentException("negative position " + pos + ": " + this);
+      }
+      if (len > length - pos) {
+        throw eof(pos, len);
+      }
+      readAt(pos, bytes, offset, len);
+    } else if (len > 0) {
+      int index = indexOf(pos, len);
+      System.arraycopy(buffer, index, bytes, offset, len);
+    } else {
+      ensureOpen();
+    }
+  }
+
+  // ---- clones, slices, close ----
+
+  @Override
+  public PreadIndexInput clone() {
+    ensureOpen();
+    PreadIndexInput clone = (PreadIndexInput) super.clone();
+    clone.isClone = true;
+    clone.buffer = null;
+    clone.bufferStart = getFilePointer();
+    clone.bufferLength = 0;
+    clone.bufferPosition = 0;
+    return clone;
+  }
+
+  @Override
+  public IndexInput slice(String sliceDescription, long offset, long length) {
+    if ((length | offset) < 0 || length > this.length - offset) {
+      throw new IllegalArgumentException(
+          "slice() "
+              + sliceDescription
+              + " out of bounds: offset="
+              + offset
+              + ",length="
+              + length
+              + ",fileLength="
+              + this.length
+              + ": "
+              + this);
+    }
+    ensureOpen();
+    return new PreadIndexInput(
+        getFullSliceDescription(sliceDescription),
+        file,
+        sliceOffset + offset,
+        length,
+        bufferSize,
+        true);
+  }
+
+  @Override
+  public void close() throws IOException {
+    if (!isClone) {
+      file.close();
+    }
+  }
+}

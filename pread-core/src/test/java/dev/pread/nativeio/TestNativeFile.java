@@ -1,0 +1,161 @@
+package dev.pread.nativeio;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import org.apache.lucene.tests.util.LuceneTestCase;
+import org.apache.lucene.util.Unwrappable;
+
+/** The native layer on its own: errors, EOF, close, and the buffer pool's accounting. */
+public class TestNativeFile extends LuceneTestCase {
+
+  private Path realTempDir() {
+    return Unwrappable.unwrapAll(createTempDir()).toAbsolutePath();
+  }
+
+  private static Path writeFile(Path dir, String name, byte[] content) throws IOException {
+    Path p = dir.resolve(name);
+    Files.write(p, content);
+    return p;
+  }
+
+  public void testAvailableInTestJvm() {
+    assertTrue(NativeAccess.unavailableReason().orElse(""), NativeAccess.isAvailable());
+  }
+
+  public void testMissingFileNamesPathAndErrno() throws IOException {
+    Path missing = realTempDir().resolve("missing.bin");
+    NoSuchFileException e = expectThrows(NoSuchFileException.class, () -> NativeFile.open(missing));
+    assertTrue(e.getMessage(), e.getMessage().contains(missing.toString()));
+    assertTrue(e.getMessage(), e.getMessage().contains("ENOENT"));
+    assertTrue(e.getMessage(), e.getMessage().contains("No such file or directory"));
+  }
+
+  public void testPathOfAnotherFileSystemIsRejected() {
+    Path wrapped = createTempDir().resolve("x");
+    if (wrapped.getFileSystem() != java.nio.file.FileSystems.getDefault()) {
+      expectThrows(IllegalArgumentException.class, () -> NativeFile.open(wrapped));
+    }
+  }
+
+  public void testReadsAndEof() throws IOException {
+    byte[] content = new byte[10_000];
+    random().nextBytes(content);
+    Path p = writeFile(realTempDir(), "f", content);
+    try (NativeFile f = NativeFile.open(p)) {
+      assertEquals(content.length, f.size());
+      byte[] b = new byte[200_000];
+      f.read(100, b, 5, 9_900);
+      assertArrayEquals(
+          java.util.Arrays.copyOfRange(content, 100, 10_000), java.util.Arrays.copyOfRange(b, 5, 9_905));
+      EOFException eof = expectThrows(EOFException.class, () -> f.read(9_999, b, 0, 2));
+      assertTrue(eof.getMessage(), eof.getMessage().contains(p.toString()));
+      assertTrue(eof.getMessage(), eof.getMessage().contains("offset 10000"));
+      expectThrows(IllegalArgumentException.class, () -> f.read(-1, b, 0, 1));
+      expectThrows(IndexOutOfBoundsException.class, () -> f.read(0, b, 199_999, 2));
+      try (Arena arena = Arena.ofConfined()) {
+        MemorySegment seg = arena.allocate(1000);
+        f.read(2000, seg);
+        for (int i = 0; i < 1000; i++) {
+          assertEquals(content[2000 + i], seg.get(java.lang.foreign.ValueLayout.JAVA_BYTE, i));
+        }
+      }
+      expectThrows(
+          IllegalArgumentException.class, () -> f.read(0, MemorySegment.ofArray(new byte[4])));
+    }
+  }
+
+  /** Larger than a pooled buffer: the read is split into several preads. */
+  public void testReadsLargerThanThePoolBuffer() throws IOException {
+    byte[] content = new byte[3 * NativeBuffers.BUFFER_SIZE + 17];
+    random().nextBytes(content);
+    Path p = writeFile(realTempDir(), "big", content);
+    try (NativeFile f = NativeFile.open(p)) {
+      byte[] b = new byte[content.length];
+      f.read(0, b, 0, b.length);
+      assertArrayEquals(content, b);
+    }
+  }
+
+  public void testTruncatedUnderOpenFileThrowsEof() throws IOException {
+    byte[] content = new byte[100_000];
+    random().nextBytes(content);
+    Path p = writeFile(realTempDir(), "t", content);
+    try (NativeFile f = NativeFile.open(p)) {
+      try (FileChannel ch = FileChannel.open(p, StandardOpenOption.WRITE)) {
+        ch.truncate(50_000);
+      }
+      byte[] b = new byte[1000];
+      f.read(49_000, b, 0, 1000);
+      EOFException e = expectThrows(EOFException.class, () -> f.read(49_500, b, 0, 1000));
+      assertTrue(e.getMessage(), e.getMessage().contains("offset 50000"));
+    }
+  }
+
+  public void testCloseThenReadThrowsAndDoubleCloseIsHarmless() throws IOException {
+    Path p = writeFile(realTempDir(), "c", new byte[100]);
+    NativeFile f = NativeFile.open(p);
+    f.close();
+    assertTrue(f.isClosed());
+    f.close();
+    ClosedFileException e = expectThrows(ClosedFileException.class, () -> f.read(0, new byte[1], 0, 1));
+    assertTrue(e.getMessage(), e.getMessage().contains(p.toString()));
+  }
+
+  public void testErrnoMessages() {
+    String m = NativeIOException.message(Path.of("/x/y"), "pread", 4096, 16384, Errno.EIO);
+    assertEquals("/x/y: pread failed at offset 4096 (length 16384): EIO (Input/output error)", m);
+    assertEquals("EMFILE (Too many open files)", NativeIOException.describe(Errno.EMFILE));
+  }
+
+  /** Temporaries are freed when released; pooled buffers stay, bounded by the slot count. */
+  public void testBufferPoolAccounting() {
+    int slots = NativeBuffers.slotCount();
+    NativeBuffers.Scratch[] pooled = new NativeBuffers.Scratch[slots];
+    for (int i = 0; i < slots; i++) {
+      pooled[i] = NativeBuffers.borrow(100);
+      assertTrue(pooled[i].slot >= 0);
+    }
+    long live = NativeBuffers.liveBuffers();
+    long bytes = NativeBuffers.liveBytes();
+    assertEquals((long) slots * NativeBuffers.BUFFER_SIZE, bytes);
+    NativeBuffers.Scratch t1 = NativeBuffers.borrow(100);
+    NativeBuffers.Scratch t2 = NativeBuffers.borrow(1 << 30);
+    assertEquals(-1, t1.slot);
+    assertEquals(100, t1.capacity());
+    assertEquals(NativeBuffers.BUFFER_SIZE, t2.capacity());
+    assertEquals(live + 2, NativeBuffers.liveBuffers());
+    NativeBuffers.release(t1);
+    NativeBuffers.release(t2);
+    assertEquals(live, NativeBuffers.liveBuffers());
+    assertEquals(bytes, NativeBuffers.liveBytes());
+    for (NativeBuffers.Scratch s : pooled) {
+      NativeBuffers.release(s);
+    }
+    assertEquals(live, NativeBuffers.liveBuffers());
+    NativeBuffers.Scratch again = NativeBuffers.borrow(10);
+    assertTrue(again.slot >= 0);
+    NativeBuffers.release(again);
+    assertEquals(live, NativeBuffers.liveBuffers());
+  }
+
+  public void testDirectByteBufferDestination() throws IOException {
+    byte[] content = new byte[5000];
+    random().nextBytes(content);
+    Path p = writeFile(realTempDir(), "d", content);
+    try (NativeFile f = NativeFile.open(p)) {
+      ByteBuffer bb = ByteBuffer.allocateDirect(3000);
+      f.read(1000, MemorySegment.ofBuffer(bb));
+      for (int i = 0; i < 3000; i++) {
+        assertEquals(content[1000 + i], bb.get(i));
+      }
+    }
+  }
+}

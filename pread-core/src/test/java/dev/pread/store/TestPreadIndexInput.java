@@ -1,0 +1,241 @@
+package dev.pread.store;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.nio.file.FileSystemException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.lucene.store.AlreadyClosedException;
+import org.apache.lucene.store.FSLockFactory;
+import org.apache.lucene.store.IOContext;
+import org.apache.lucene.store.IndexInput;
+import org.apache.lucene.store.RandomAccessInput;
+import org.apache.lucene.tests.util.LuceneTestCase;
+import org.apache.lucene.util.Unwrappable;
+
+/** Semantics of PreadIndexInput that Lucene's conformance suite does not pin down. */
+public class TestPreadIndexInput extends LuceneTestCase {
+
+  private PreadDirectory newPread(Path path) throws IOException {
+    int bufferSize = random().nextBoolean() ? PreadDirectory.DEFAULT_BUFFER_SIZE : 64 + random().nextInt(9000);
+    PreadDirectory dir = new PreadDirectory(path, FSLockFactory.getDefault(), bufferSize);
+    assertTrue(dir.isNativePread());
+    return dir;
+  }
+
+  public void testRandomReadsMatchContent() throws IOException {
+    try (PreadDirectory dir = newPread(createTempDir())) {
+      long seed = random().nextLong();
+      int length = 1 + random().nextInt(200_000);
+      TestContent.write(dir, "f", seed, length);
+      try (IndexInput in = dir.openInput("f", IOContext.DEFAULT)) {
+        assertEquals(length, in.length());
+        byte[] b = new byte[70_000];
+        for (int i = 0; i < 2000; i++) {
+          long pos = random().nextInt(length);
+          int len = random().nextInt((int) Math.min(b.length, length - pos) + 1);
+          int op = random().nextInt(3);
+          IndexInput target = op == 0 ? in : in.clone();
+          switch (op) {
+            case 0, 1 -> {
+              target.seek(pos);
+              target.readBytes(b, 0, len);
+              assertEquals(pos + len, target.getFilePointer());
+            }
+            default -> ((RandomAccessInput) target).readBytes(pos, b, 0, len);
+          }
+          assertEquals("pos=" + pos + " len=" + len, -1, TestContent.firstMismatch(seed, pos, b, 0, len));
+        }
+      }
+    }
+  }
+
+  public void testReadPastEndThrowsEOF() throws IOException {
+    try (PreadDirectory dir = newPread(createTempDir())) {
+      TestContent.write(dir, "f", 1, 10_000);
+      try (IndexInput in = dir.openInput("f", IOContext.DEFAULT)) {
+        in.seek(9_996);
+        in.readInt();
+        expectThrows(EOFException.class, in::readByte);
+        in.seek(9_990);
+        expectThrows(EOFException.class, () -> in.readBytes(new byte[20], 0, 20));
+        expectThrows(EOFException.class, () -> in.readBytes(new byte[20_000], 0, 20_000));
+        expectThrows(EOFException.class, () -> in.seek(10_001));
+        RandomAccessInput ra = (RandomAccessInput) in;
+        expectThrows(EOFException.class, () -> ra.readLong(9_993));
+        expectThrows(EOFException.class, () -> ra.readBytes(9_000, new byte[70_000], 0, 70_000));
+        EOFException e = expectThrows(EOFException.class, () -> ra.readByte(10_000));
+        assertTrue(e.getMessage(), e.getMessage().contains("PreadIndexInput(path="));
+        IndexInput slice = in.slice("s", 100, 50);
+        slice.seek(48);
+        expectThrows(EOFException.class, slice::readInt);
+        expectThrows(IllegalArgumentException.class, () -> in.slice("bad", 9_000, 1_001));
+        expectThrows(IllegalArgumentException.class, () -> in.seek(-1));
+      }
+    }
+  }
+
+  public void testMissingFileNamesThePath() throws IOException {
+    try (PreadDirectory dir = newPread(createTempDir())) {
+      NoSuchFileException e =
+          expectThrows(NoSuchFileException.class, () -> dir.openInput("nope", IOContext.DEFAULT));
+      assertTrue(e.getMessage(), e.getMessage().contains("nope"));
+    }
+  }
+
+  public void testDirectoryIsRejectedClearly() throws IOException {
+    Path root = createTempDir();
+    Files.createDirectory(root.resolve("sub"));
+    try (PreadDirectory dir = newPread(root)) {
+      FileSystemException e =
+          expectThrows(FileSystemException.class, () -> dir.openInput("sub", IOContext.DEFAULT));
+      assertTrue(e.getMessage(), e.getMessage().contains("sub"));
+      assertTrue(e.getMessage(), e.getMessage().contains("directory"));
+    }
+  }
+
+  public void testEveryReadAfterCloseThrows() throws IOException {
+    try (PreadDirectory dir = newPread(createTempDir())) {
+      TestContent.write(dir, "f", 7, 50_000);
+      IndexInput in = dir.openInput("f", IOContext.DEFAULT);
+      IndexInput clone = in.clone();
+      IndexInput slice = in.slice("s", 8, 1000);
+      RandomAccessInput ra = in.randomAccessSlice(0, 1000);
+      // Fill every buffer, so that reads after close would be served from memory.
+      in.readByte();
+      clone.readByte();
+      slice.readByte();
+      ra.readByte(0);
+      in.close();
+      in.close(); // harmless
+      for (IndexInput i : new IndexInput[] {in, clone, slice}) {
+        expectThrows(AlreadyClosedException.class, i::readByte);
+        expectThrows(AlreadyClosedException.class, i::readInt);
+        expectThrows(AlreadyClosedException.class, () -> i.readBytes(new byte[4], 0, 4));
+        expectThrows(AlreadyClosedException.class, () -> i.readBytes(new byte[100_000], 0, 100_000));
+        expectThrows(AlreadyClosedException.class, () -> i.seek(0));
+        expectThrows(AlreadyClosedException.class, i::clone);
+        expectThrows(AlreadyClosedException.class, () -> i.slice("x", 0, 1));
+      }
+      expectThrows(AlreadyClosedException.class, () -> ra.readByte(0));
+      expectThrows(AlreadyClosedException.class, () -> ra.readLong(500));
+      clone.close(); // closing clones never fails
+      slice.close();
+    }
+  }
+
+  public void testCloneAndSliceKeepTheirOwnPosition() throws IOException {
+    try (PreadDirectory dir = newPread(createTempDir())) {
+      long seed = 99;
+      TestContent.write(dir, "f", seed, 100_000);
+      try (IndexInput in = dir.openInput("f", IOContext.DEFAULT)) {
+        in.seek(800);
+        IndexInput clone = in.clone();
+        assertEquals(800, clone.getFilePointer());
+        IndexInput slice = in.slice("s", 4_000, 90_000);
+        IndexInput sliceOfSlice = slice.slice("ss", 16, 1_000);
+        assertEquals(TestContent.word(seed, 100), clone.readLong());
+        assertEquals(TestContent.word(seed, 500), slice.readLong());
+        assertEquals(TestContent.word(seed, 502), sliceOfSlice.readLong());
+        assertEquals(800, in.getFilePointer());
+        assertEquals(TestContent.word(seed, 100), in.readLong());
+      }
+    }
+  }
+
+  /** Interrupting a reading thread neither breaks its reads nor closes the file. */
+  public void testInterruptsDoNotCloseTheFile() throws Exception {
+    try (PreadDirectory dir = newPread(createTempDir())) {
+      long seed = 5;
+      int length = 1 << 20;
+      TestContent.write(dir, "f", seed, length);
+      try (IndexInput in = dir.openInput("f", IOContext.DEFAULT)) {
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        CountDownLatch started = new CountDownLatch(1);
+        int reads = atLeast(20_000);
+        long readerSeed = random().nextLong();
+        Thread reader =
+            new Thread(
+                () -> {
+                  java.util.Random r = new java.util.Random(readerSeed);
+                  IndexInput clone = in.clone();
+                  byte[] b = new byte[8192];
+                  started.countDown();
+                  try {
+                    for (int i = 0; i < reads; i++) {
+                      long pos = r.nextInt(length - b.length);
+                      clone.seek(pos);
+                      clone.readBytes(b, 0, b.length);
+                      int bad = TestContent.firstMismatch(seed, pos, b, 0, b.length);
+                      if (bad >= 0) {
+                        throw new AssertionError("wrong byte at " + (pos + bad));
+                      }
+                    }
+                  } catch (Throwable t) {
+                    failure.set(t);
+                  }
+                });
+        reader.start();
+        started.await();
+        long interrupts = 0;
+        while (reader.isAlive()) {
+          reader.interrupt();
+          interrupts++;
+        }
+        reader.join();
+        if (failure.get() != null) {
+          throw new AssertionError("reader failed after " + interrupts + " interrupts", failure.get());
+        }
+        assertTrue(interrupts > 0);
+        // The original still reads.
+        in.seek(8);
+        assertEquals(TestContent.word(seed, 1), in.readLong());
+      }
+    }
+  }
+
+  public void testReadsWithInterruptFlagSet() throws IOException {
+    try (PreadDirectory dir = newPread(createTempDir())) {
+      TestContent.write(dir, "f", 3, 100_000);
+      try (IndexInput in = dir.openInput("f", IOContext.DEFAULT)) {
+        Thread.currentThread().interrupt();
+        try {
+          in.seek(80_000);
+          assertEquals(TestContent.word(3, 10_000), in.readLong());
+          assertTrue(Thread.currentThread().isInterrupted());
+        } finally {
+          Thread.interrupted();
+        }
+        in.seek(16);
+        assertEquals(TestContent.word(3, 2), in.readLong());
+      }
+    }
+  }
+
+  public void testUnwrapsTestFileSystems() throws IOException {
+    Path path = createTempDir();
+    assertNotSame("the test file system should wrap paths", path, Unwrappable.unwrapAll(path));
+    try (PreadDirectory dir = newPread(path)) {
+      TestContent.write(dir, "f", 11, 64);
+      try (IndexInput in = dir.openInput("f", IOContext.DEFAULT)) {
+        assertEquals(TestContent.word(11, 0), in.readLong());
+      }
+    }
+  }
+
+  public void testBufferSizeByContext() throws IOException {
+    try (PreadDirectory dir = new PreadDirectory(createTempDir())) {
+      assertEquals(PreadDirectory.DEFAULT_BUFFER_SIZE, dir.bufferSize(IOContext.DEFAULT));
+      assertEquals(PreadDirectory.SEQUENTIAL_BUFFER_SIZE, dir.bufferSize(IOContext.READONCE));
+      assertEquals(
+          PreadDirectory.SEQUENTIAL_BUFFER_SIZE,
+          dir.bufferSize(IOContext.merge(new org.apache.lucene.store.MergeInfo(1, 1, false, 1))));
+      expectThrows(
+          IllegalArgumentException.class,
+          () -> new PreadDirectory(createTempDir(), FSLockFactory.getDefault(), 8));
+    }
+  }
+}
