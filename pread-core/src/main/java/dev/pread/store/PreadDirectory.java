@@ -32,8 +32,9 @@ import org.apache.lucene.util.Unwrappable;
  * available, inputs are those of {@link NIOFSDirectory}, and one warning per JVM says why. {@link
  * #isNativePread()} tells which path an instance uses.
  *
- * <p><b>Buffers.</b> Each input (and each clone) has a heap buffer of {@link #getBufferSize()}
- * bytes, {@value #DEFAULT_BUFFER_SIZE} by default; inputs opened for merges, for reading once or
+ * <p><b>Buffers.</b> Each input (and each clone) has a heap buffer of up to {@link
+ * #getBufferSize()} bytes, {@value #DEFAULT_BUFFER_SIZE} by default, filled adaptively: 1 KiB
+ * after a jump, doubling while reads stay sequential; inputs opened for merges, for reading once or
  * with {@link DataAccessHint#SEQUENTIAL} use at least {@value #SEQUENTIAL_BUFFER_SIZE}. Reads of at
  * least the buffer size bypass it.
  *
@@ -41,10 +42,11 @@ import org.apache.lucene.util.Unwrappable;
  */
 public class PreadDirectory extends FSDirectory {
   /**
-   * Default buffer size for inputs: chosen by measurement (see the README): large enough that
-   * sequential decoding makes few syscalls, small enough that a random small read copies little.
+   * Default (largest) buffer size of an input, chosen by measurement (see the README). Refills
+   * start at 1 KiB after a jump and double while reads stay sequential, so a random small read
+   * copies little while sequential decoding makes one syscall per 16 KiB.
    */
-  public static final int DEFAULT_BUFFER_SIZE = 4096;
+  public static final int DEFAULT_BUFFER_SIZE = 16 * 1024;
 
   /** Buffer size for merges, read-once and sequential inputs. */
   public static final int SEQUENTIAL_BUFFER_SIZE = 64 * 1024;
@@ -92,7 +94,7 @@ public class PreadDirectory extends FSDirectory {
             ? Optional.of("the fallback was forced for this directory")
             : NativeAccess.unavailableReason();
     if (reason.isPresent()) {
-      if (forceFallback || FALLBACK_LOGGED.compareAndSet(false, true)) {
+      if (FALLBACK_LOGGED.compareAndSet(false, true)) {
         LOG.log(
             System.Logger.Level.WARNING,
             "PreadDirectory: native pread is off ({0}); reading through FileChannel like"

@@ -12,8 +12,11 @@ import org.apache.lucene.util.BitUtil;
 /**
  * An {@link IndexInput} over a {@link NativeFile}, with a heap buffer of its own.
  *
- * <p>Sequential reads are served from the buffer, refilled by one {@code pread} of up to the buffer
- * size; reads of at least the buffer size go straight to the caller's array. Positional ({@link
+ * <p>Sequential reads are served from the buffer. Refills adapt to the access pattern, like the
+ * kernel's readahead: after a jump a refill reads {@value #MIN_REFILL} bytes (or what the read
+ * needs), and each refill that continues where the previous physical read ended doubles, up to the
+ * buffer size. A random small read so copies little, and sequential decoding makes few syscalls.
+ * Reads of at least the buffer size go straight to the caller's array. Positional ({@link
  * RandomAccessInput}) reads use the same buffer and may move the file pointer, as {@link
  * org.apache.lucene.store.BufferedIndexInput}'s do: use a dedicated {@link #randomAccessSlice}.
  *
@@ -27,6 +30,9 @@ import org.apache.lucene.util.BitUtil;
  * are in its buffer. Closing a clone or slice does nothing; closing twice does nothing.
  */
 final class PreadIndexInput extends IndexInput implements RandomAccessInput {
+  /** Size of the first refill after a jump. */
+  static final int MIN_REFILL = 1024;
+
   private final NativeFile file;
   /** Absolute file offset of this input's position 0. */
   private final long sliceOffset;
@@ -35,8 +41,12 @@ final class PreadIndexInput extends IndexInput implements RandomAccessInput {
   private final int bufferSize;
   private boolean isClone;
 
-  /** Allocated on first buffered read; each clone gets its own. */
+  /** Allocated on first buffered read and grown with the refill size; each clone has its own. */
   private byte[] buffer;
+  /** Bytes the next sequential refill reads: MIN_REFILL after a jump, doubling up to bufferSize. */
+  private int refillSize;
+  /** File position (relative to this input) just past the last physical read, or -1. */
+  private long nextSequential = -1;
   /** Position (relative to this input) of buffer[0]. */
   private long bufferStart;
   /** Number of valid bytes in buffer. */
@@ -61,6 +71,7 @@ final class PreadIndexInput extends IndexInput implements RandomAccessInput {
     this.length = length;
     this.bufferSize = bufferSize;
     this.isClone = isClone;
+    this.refillSize = Math.min(MIN_REFILL, bufferSize);
   }
 
   int bufferSize() {
@@ -179,11 +190,14 @@ final class PreadIndexInput extends IndexInput implements RandomAccessInput {
       len -= avail;
     }
     long position = getFilePointer();
-    if (len >= bufferSize) {
+    int refill = nextRefillSize(position);
+    if (len >= refill) {
+      // The refill would read no more than asked: read straight into the caller's array.
       if (len > length - position) {
         throw eof(position, len);
       }
       readAt(position, b, offset, len);
+      nextSequential = position + len;
       bufferStart = position + len;
       bufferLength = 0;
       bufferPosition = 0;
@@ -204,15 +218,26 @@ final class PreadIndexInput extends IndexInput implements RandomAccessInput {
     if (remaining < needed) {
       throw eof(position, needed);
     }
-    int n = (int) Math.min(bufferSize, remaining);
-    if (buffer == null) {
-      buffer = new byte[bufferSize];
+    int n = (int) Math.min(Math.max(nextRefillSize(position), needed), remaining);
+    if (buffer == null || buffer.length < n) {
+      buffer = new byte[Math.max(n, refillSize)];
     }
     bufferStart = position;
     bufferLength = 0;
     bufferPosition = 0;
     readAt(position, buffer, 0, n);
     bufferLength = n;
+    nextSequential = position + n;
+  }
+
+  /** Updates and returns the refill size for a physical read at {@code position}. */
+  private int nextRefillSize(long position) {
+    if (position == nextSequential) {
+      refillSize = Math.min(refillSize << 1, bufferSize);
+    } else {
+      refillSize = Math.min(MIN_REFILL, bufferSize);
+    }
+    return refillSize;
   }
 
   private void readAt(long position, byte[] dst, int offset, int len) throws IOException {
@@ -340,6 +365,8 @@ final class PreadIndexInput extends IndexInput implements RandomAccessInput {
     PreadIndexInput clone = (PreadIndexInput) super.clone();
     clone.isClone = true;
     clone.buffer = null;
+    clone.refillSize = Math.min(MIN_REFILL, bufferSize);
+    clone.nextSequential = -1;
     clone.bufferStart = getFilePointer();
     clone.bufferLength = 0;
     clone.bufferPosition = 0;

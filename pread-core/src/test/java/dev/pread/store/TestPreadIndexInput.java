@@ -53,6 +53,34 @@ public class TestPreadIndexInput extends LuceneTestCase {
     }
   }
 
+  /** Sequential reads of mixed sizes while refills grow; every byte checked. */
+  public void testSequentialScanWithGrowingRefills() throws IOException {
+    try (PreadDirectory dir = newPread(createTempDir())) {
+      long seed = random().nextLong();
+      int length = 1 + random().nextInt(500_000);
+      TestContent.write(dir, "f", seed, length);
+      try (IndexInput in = dir.openInput("f", IOContext.DEFAULT)) {
+        byte[] b = new byte[40_000];
+        long pos = 0;
+        while (pos < length) {
+          if (random().nextInt(50) == 0) {
+            pos = random().nextInt(length);
+            in.seek(pos);
+          }
+          int len = (int) Math.min(length - pos, random().nextInt(10) == 0 ? random().nextInt(b.length) : 1 + random().nextInt(16));
+          if (len == 1) {
+            b[0] = in.readByte();
+          } else {
+            in.readBytes(b, 0, len);
+          }
+          assertEquals("pos=" + pos + " len=" + len, -1, TestContent.firstMismatch(seed, pos, b, 0, len));
+          pos += len;
+          assertEquals(pos, in.getFilePointer());
+        }
+      }
+    }
+  }
+
   public void testReadPastEndThrowsEOF() throws IOException {
     try (PreadDirectory dir = newPread(createTempDir())) {
       TestContent.write(dir, "f", 1, 10_000);
