@@ -46,13 +46,13 @@ final class BenchCommand implements Callable<Integer> {
   List<String> strategies = List.of("pread", "niofs", "mmap", "ffi-pread");
 
   @Option(names = "--seconds", description = "Measured seconds per cell and round (default: ${DEFAULT-VALUE}).")
-  double seconds = 2;
+  double seconds = 0.25;
 
   @Option(names = "--warmup", description = "Warm-up seconds per cell and round (default: ${DEFAULT-VALUE}).")
-  double warmup = 0.5;
+  double warmup = 0.1;
 
   @Option(names = "--rounds", description = "Interleaved rounds; the median is reported (default: ${DEFAULT-VALUE}).")
-  int rounds = 3;
+  int rounds = 15;
 
   @Option(names = "--buffer-size", description = "PreadDirectory buffer size (default: ${DEFAULT-VALUE}).")
   int bufferSize = PreadDirectory.DEFAULT_BUFFER_SIZE;
@@ -86,17 +86,19 @@ final class BenchCommand implements Callable<Integer> {
       Map<String, double[]> results = new HashMap<>();
       long cells = (long) sizes.length * threads.size() * opened.size();
       System.out.printf(
-          "%nWarm random reads, %s file, %d rounds x %d cells x %.1f s (+%.1f s warm-up);"
-              + " the file is re-read before every cell.%n",
+          "%nWarm random reads, %s file, %d rounds x %d cells x %.2f s (+%.2f s warm-up);"
+              + " the file is re-read at the start of every round.%n",
           Format.bytes(size), rounds, cells, seconds, warmup);
       for (int round = 0; round < rounds; round++) {
         int cell = 0;
+        // A round lasts seconds, far below the minute after which this VM's DAMON reclaimer
+        // evicts untouched page cache, so reading the file once per round keeps it warm.
+        DataFile.warm(file);
         for (int rs : sizes) {
           for (int t : threads) {
             // Rotate the strategy order each round so none always runs first.
             for (int k = 0; k < opened.size(); k++) {
               Strategy s = opened.get((k + round) % opened.size());
-              DataFile.warm(file);
               double r =
                   RandomReadRun.run(
                       s, t, rs, size, (long) (warmup * 1000), (long) (seconds * 1000),
@@ -151,11 +153,25 @@ final class BenchCommand implements Callable<Integer> {
     return n % 2 == 1 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2;
   }
 
+  /**
+   * Median over rounds of a[round] / b[round]: cells of one round ran back to back under the same
+   * machine conditions, so their ratio is steadier than a ratio of medians.
+   */
+  static double pairedRatio(double[] a, double[] b) {
+    double[] r = new double[a.length];
+    for (int i = 0; i < a.length; i++) {
+      r[i] = a[i] / b[i];
+    }
+    return median(r);
+  }
+
   private String table(int[] sizes, Map<String, double[]> results) {
     StringBuilder sb = new StringBuilder();
     int cores = Runtime.getRuntime().availableProcessors();
     for (int rs : sizes) {
-      sb.append(String.format(Locale.ROOT, "### Random %s reads, warm (median of %d rounds)%n%n", Format.bytes(rs), rounds));
+      sb.append(String.format(Locale.ROOT,
+          "### Random %s reads, warm (reads/s: median of %d rounds; ratios: median of per-round ratios)%n%n",
+          Format.bytes(rs), rounds));
       sb.append("| strategy |");
       for (int t : threads) {
         sb.append(String.format(Locale.ROOT, " %d thread%s%s | vs %s |", t, t == 1 ? "" : "s", t > cores ? " (oversubscribed)" : "", BASELINE));
@@ -170,15 +186,15 @@ final class BenchCommand implements Callable<Integer> {
       for (String s : strategies) {
         sb.append("| ").append(s).append(" |");
         for (int t : threads) {
-          double v = median(results.get(key(rs, t, s)));
+          double[] v = results.get(key(rs, t, s));
           double[] base = results.get(key(rs, t, BASELINE));
-          String ratio = base == null ? "-" : Format.ratio(v / median(base));
-          sb.append(' ').append(Format.rate(v)).append(" | ").append(ratio).append(" |");
+          String ratio = base == null ? "-" : Format.ratio(pairedRatio(v, base));
+          sb.append(' ').append(Format.rate(median(v))).append(" | ").append(ratio).append(" |");
         }
         if (threads.size() > 1) {
-          double lo = median(results.get(key(rs, threads.get(0), s)));
-          double hi = median(results.get(key(rs, threads.get(threads.size() - 1), s)));
-          sb.append(' ').append(Format.ratio(hi / lo)).append(" |");
+          double[] lo = results.get(key(rs, threads.get(0), s));
+          double[] hi = results.get(key(rs, threads.get(threads.size() - 1), s));
+          sb.append(' ').append(Format.ratio(pairedRatio(hi, lo))).append(" |");
         }
         sb.append('\n');
       }
@@ -195,11 +211,13 @@ final class BenchCommand implements Callable<Integer> {
     md.append("# pread bench, ").append(stamp).append("\n\n");
     md.append("Command: `./pread bench").append(commandLine()).append("`\n\n");
     md.append(String.format(Locale.ROOT,
-        "Regime: warm (the %s file is read sequentially right before every cell). Reads are"
+        "Regime: warm (the %s file is read sequentially at the start of every round; a round lasts"
+            + " seconds, well below the minute after which this VM's DAMON reclaimer evicts). Reads are"
             + " page-aligned random offsets; each thread reads a clone (IndexInput strategies) or its"
             + " own native buffer (ffi-pread). Every read is checked against the file's content."
-            + " %d rounds, strategies rotated each round; %.1f s measured after %.1f s warm-up per cell."
-            + " Figures are reads/s; ratios against NIOFSDirectory in the same run.%n%n",
+            + " %d rounds, strategies rotated each round; %.2f s measured after %.2f s warm-up per cell."
+            + " Figures are reads/s (median of rounds). Ratios against NIOFSDirectory, and the"
+            + " scaling from the fewest to the most threads, are the median of per-round ratios.%n%n",
         Format.bytes(size), rounds, seconds, warmup));
     md.append("| machine | |\n|---|---|\n");
     machine.forEach((k, v) -> md.append("| ").append(k).append(" | ").append(v).append(" |\n"));
