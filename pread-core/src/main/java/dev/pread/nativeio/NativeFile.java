@@ -31,12 +31,14 @@ public final class NativeFile implements Closeable {
   private final Path path;
   private final int fd;
   private final long size;
+  private final boolean direct;
   private final ReadGuard guard = new ReadGuard();
 
-  private NativeFile(Path path, int fd, long size) {
+  private NativeFile(Path path, int fd, long size, boolean direct) {
     this.path = path;
     this.fd = fd;
     this.size = size;
+    this.direct = direct;
   }
 
   /**
@@ -48,6 +50,22 @@ public final class NativeFile implements Closeable {
    * @throws UnsupportedOperationException if {@link NativeAccess#isAvailable()} is false
    */
   public static NativeFile open(Path path) throws IOException {
+    return open(path, false);
+  }
+
+  /**
+   * Opens {@code path} read-only with {@code O_DIRECT}: reads bypass the page cache. Every read's
+   * position, length and (native) destination address must then be aligned to the file system's
+   * logical block size, or the kernel fails it with EINVAL; file systems without O_DIRECT (tmpfs)
+   * refuse the open with EINVAL.
+   *
+   * @see #open(Path)
+   */
+  public static NativeFile openDirect(Path path) throws IOException {
+    return open(path, true);
+  }
+
+  private static NativeFile open(Path path, boolean direct) throws IOException {
     NativeAccess.ensureAvailable();
     Objects.requireNonNull(path, "path");
     if (path.getFileSystem() != FileSystems.getDefault()) {
@@ -55,7 +73,8 @@ public final class NativeFile implements Closeable {
           "not a path of the default file system (unwrap it first): " + path);
     }
     Path absolute = path.toAbsolutePath();
-    int fd = NativeIO.open(absolute, NativeIO.O_RDONLY | NativeIO.O_CLOEXEC);
+    int flags = NativeIO.O_RDONLY | NativeIO.O_CLOEXEC | (direct ? NativeIO.O_DIRECT : 0);
+    int fd = NativeIO.open(absolute, flags);
     boolean success = false;
     try {
       NativeIO.Stat stat = NativeIO.fstat(fd, absolute);
@@ -69,7 +88,7 @@ public final class NativeFile implements Closeable {
             null,
             "not a regular file (mode " + Integer.toOctalString(stat.mode()) + ")");
       }
-      NativeFile file = new NativeFile(absolute, fd, stat.size());
+      NativeFile file = new NativeFile(absolute, fd, stat.size(), direct);
       success = true;
       return file;
     } finally {
@@ -91,6 +110,11 @@ public final class NativeFile implements Closeable {
   /** The file's size when it was opened. */
   public long size() {
     return size;
+  }
+
+  /** True when opened with {@link #openDirect(Path)}. */
+  public boolean isDirect() {
+    return direct;
   }
 
   /** True once {@link #close()} has begun. */
@@ -147,6 +171,30 @@ public final class NativeFile implements Closeable {
         readFully(scratch.capture, dst, dst.byteSize(), position);
       } finally {
         NativeBuffers.release(scratch);
+      }
+    } finally {
+      guard.exit(cell);
+    }
+  }
+
+  /**
+   * {@code posix_fadvise(fd, offset, length, advice)}. Advice applies to this open file
+   * description only (other opens of the same file are not affected), except WILLNEED and DONTNEED,
+   * which act on the shared page cache. A length of 0 means "to the end of the file".
+   *
+   * @throws NativeIOException if the kernel refuses the advice
+   * @throws ClosedFileException if the file is closed
+   */
+  public void advise(long offset, long length, Advice advice) throws IOException {
+    if (offset < 0 || length < 0) {
+      throw new IllegalArgumentException(
+          path + ": invalid advice range offset=" + offset + " length=" + length);
+    }
+    int cell = enter();
+    try {
+      int err = NativeIO.fadvise(fd, offset, length, advice.value);
+      if (err != 0) {
+        throw new NativeIOException(path, "posix_fadvise(" + advice + ")", offset, length, err);
       }
     } finally {
       guard.exit(cell);
