@@ -146,6 +146,44 @@ public class TestNativeFile extends LuceneTestCase {
     assertEquals(live, NativeBuffers.liveBuffers());
   }
 
+  public void testAdvice() throws IOException {
+    Path p = writeFile(realTempDir(), "a", new byte[100_000]);
+    NativeFile f = NativeFile.open(p);
+    for (Advice a : Advice.values()) {
+      f.advise(0, 100_000, a);
+    }
+    f.advise(4096, 0, Advice.WILLNEED); // 0 = to the end of the file
+    expectThrows(IllegalArgumentException.class, () -> f.advise(-1, 10, Advice.WILLNEED));
+    f.close();
+    expectThrows(ClosedFileException.class, () -> f.advise(0, 10, Advice.WILLNEED));
+  }
+
+  public void testDirectReadsAlignedAndRejectsUnaligned() throws IOException {
+    byte[] content = new byte[64 * 1024];
+    random().nextBytes(content);
+    Path p = writeFile(realTempDir(), "direct", content);
+    NativeFile f;
+    try {
+      f = NativeFile.openDirect(p);
+    } catch (NativeIOException e) {
+      assumeTrue("file system refuses O_DIRECT: " + e.getMessage(), e.errno() != Errno.EINVAL);
+      throw e;
+    }
+    try (f;
+        Arena arena = Arena.ofConfined()) {
+      assertTrue(f.isDirect());
+      MemorySegment aligned = arena.allocate(8192, 4096);
+      f.read(4096, aligned);
+      for (int i = 0; i < 8192; i++) {
+        assertEquals(content[4096 + i], aligned.get(java.lang.foreign.ValueLayout.JAVA_BYTE, i));
+      }
+      NativeIOException e = expectThrows(NativeIOException.class, () -> f.read(4096 + 1, aligned));
+      assertEquals(Errno.EINVAL, e.errno());
+      assertTrue(e.getMessage(), e.getMessage().contains(p.toString()));
+      assertTrue(e.getMessage(), e.getMessage().contains("EINVAL"));
+    }
+  }
+
   public void testDirectByteBufferDestination() throws IOException {
     byte[] content = new byte[5000];
     random().nextBytes(content);
