@@ -1,58 +1,75 @@
 package dev.pread.bench;
 
+import com.google.gson.Gson;
 import dev.pread.store.PreadDirectory;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.Callable;
-import org.apache.lucene.store.MMapDirectory;
-import org.apache.lucene.store.NIOFSDirectory;
-import org.apache.lucene.store.NoLockFactory;
+import me.tongfei.progressbar.ProgressBar;
+import me.tongfei.progressbar.ProgressBarBuilder;
+import me.tongfei.progressbar.ProgressBarStyle;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code ./pread bench}: warm random reads through each strategy, interleaved in rounds, the median
- * per cell reported as reads/s and as a ratio against NIOFSDirectory.
+ * {@code ./pread bench}: the comparison report. Random reads through every strategy in three
+ * regimes (warm; cold: page cache dropped before each cell; pressure: a child JVM in a memory
+ * cgroup well below the file size), reference rows (the device's O_DIRECT ceiling and page-cache
+ * copy bandwidth), cold prefetch latency and, under pressure, the prefetch-distance sweep. Writes
+ * results.json, report.md and PNG charts to {@code bench-results/<timestamp>/}.
  */
 @Command(
     name = "bench",
     mixinStandardHelpOptions = true,
-    description = "Compare read strategies: random reads, warm page cache.")
+    description = "Compare read strategies warm, cold and under a memory limit; write a report.")
 final class BenchCommand implements Callable<Integer> {
+  @Option(names = "--full", description = "Run the whole matrix (bigger file, 1/2/4/8 threads, every prefetch distance, more rounds).")
+  boolean full;
+
+  @Option(names = "--regimes", split = ",", description = "Any of warm, cold, pressure (default: all).")
+  List<String> regimes = List.of("warm", "cold", "pressure");
+
   @Option(names = "--dir", description = "Folder for the data file (default: ${DEFAULT-VALUE}).")
   Path dir = Path.of("bench-data");
 
-  @Option(names = "--file-size", description = "Data file size, e.g. 1g, 256m (default: ${DEFAULT-VALUE}).")
-  String fileSize = "1g";
+  @Option(names = "--file-size", description = "Data file size, e.g. 1g (default: 1g; 4g with --full).")
+  String fileSize;
 
-  @Option(names = "--read-sizes", split = ",", description = "Read sizes (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--read-sizes", split = ",", description = "Warm read sizes (default: ${DEFAULT-VALUE}).")
   List<String> readSizes = List.of("4k", "16k");
 
-  @Option(names = "--threads", split = ",", description = "Thread counts (default: ${DEFAULT-VALUE}).")
-  List<Integer> threads = List.of(1, 2);
+  @Option(names = "--threads", split = ",", description = "Warm thread counts (default: 1,2; 1,2,4,8 with --full).")
+  List<Integer> threads;
 
-  @Option(
-      names = "--strategies",
-      split = ",",
-      description = "Any of: pread, niofs, mmap, ffi-pread (default: ${DEFAULT-VALUE}).")
-  List<String> strategies = List.of("pread", "niofs", "mmap", "ffi-pread");
+  @Option(names = "--strategies", split = ",", description = "Strategies (default: all: ${DEFAULT-VALUE}).")
+  List<String> strategies = Strategies.ALL;
 
-  @Option(names = "--seconds", description = "Measured seconds per cell and round (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--rounds", description = "Warm rounds (default: 9; 15 with --full).")
+  Integer rounds;
+
+  @Option(names = "--seconds", description = "Measured seconds per warm cell and round (default: ${DEFAULT-VALUE}).")
   double seconds = 0.25;
 
-  @Option(names = "--warmup", description = "Warm-up seconds per cell and round (default: ${DEFAULT-VALUE}).")
-  double warmup = 0.1;
+  @Option(names = "--io-seconds", description = "Measured seconds per cold or pressure cell (default: ${DEFAULT-VALUE}).")
+  double ioSeconds = 1.5;
 
-  @Option(names = "--rounds", description = "Interleaved rounds; the median is reported (default: ${DEFAULT-VALUE}).")
-  int rounds = 15;
+  @Option(names = "--io-rounds", description = "Rounds of cold and pressure cells (default: 3; 5 with --full).")
+  Integer ioRounds;
+
+  @Option(names = "--pressure-limit", description = "Memory cgroup limit: heap + native + page cache (default: ${DEFAULT-VALUE}).")
+  String pressureLimit = "384m";
+
+  @Option(names = "--pressure-heap", description = "Heap of the pressure worker JVM (default: ${DEFAULT-VALUE}).")
+  String pressureHeap = "96m";
 
   @Option(names = "--buffer-size", description = "PreadDirectory buffer size (default: ${DEFAULT-VALUE}).")
   int bufferSize = PreadDirectory.DEFAULT_BUFFER_SIZE;
@@ -60,90 +77,237 @@ final class BenchCommand implements Callable<Integer> {
   @Option(names = "--out", description = "Results folder (default: ${DEFAULT-VALUE}).")
   Path out = Path.of("bench-results");
 
-  private static final String BASELINE = "niofs";
+  private static final int IO_READ_SIZE = 16384;
 
   @Override
   public Integer call() throws Exception {
-    long size = Format.parseBytes(fileSize);
+    long size = Format.parseBytes(fileSize != null ? fileSize : full ? "4g" : "1g");
+    List<Integer> warmThreads = threads != null ? threads : full ? List.of(1, 2, 4, 8) : List.of(1, 2);
+    int warmRounds = rounds != null ? rounds : full ? 15 : 9;
+    int ioR = ioRounds != null ? ioRounds : full ? 5 : 3;
+    int[] distances = full ? new int[] {0, 1, 2, 4, 8, 16, 32, 64} : new int[] {0, 1, 4, 16, 64};
+    long[] delays = full ? new long[] {0, 50, 100, 200, 500} : new long[] {0, 200};
+    for (String s : strategies) {
+      if (!Strategies.ALL.contains(s)) {
+        throw new picocli.CommandLine.ParameterException(
+            new picocli.CommandLine(this), "unknown strategy '" + s + "'; known: " + Strategies.ALL);
+      }
+    }
     Path file = dir.resolve("random-read-" + Format.bytes(size).replace(" ", "") + ".dat");
     DataFile.ensure(file, size);
 
-    Map<String, String> machine = MachineInfo.collect(file);
+    Results r = new Results();
+    r.date = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss"));
+    r.command = "./pread bench" + (System.getProperty("pread.args", "").isBlank() ? "" : " " + System.getProperty("pread.args"));
+    r.fileSize = size;
+    r.machine = MachineInfo.collect(file);
+    r.machine.put("native pread", PreadDirectory.nativeUnavailableReason().map(x -> "OFF: " + x).orElse("on"));
     System.out.println();
-    machine.forEach((k, v) -> System.out.printf("  %-14s %s%n", k, v));
-    System.out.printf(
-        "  %-14s native pread %s%n",
-        "read path",
-        PreadDirectory.nativeUnavailableReason().map(r -> "OFF: " + r).orElse("on"));
+    r.machine.forEach((k, v) -> System.out.printf("  %-14s %s%n", k, v));
+    System.out.println();
 
+    int[] sizes = readSizes.stream().mapToInt(x -> (int) Format.parseBytes(x)).toArray();
+    boolean warm = regimes.contains("warm");
+    boolean cold = regimes.contains("cold");
+    boolean pressure = regimes.contains("pressure");
+    String pressureWhyNot = pressure ? MemoryCgroup.unavailableReason().orElse(null) : null;
+    if (pressureWhyNot != null) {
+      String msg = "pressure regime: " + pressureWhyNot;
+      System.out.println("Skipping " + msg);
+      r.skipped.add(msg);
+      pressure = false;
+    }
+    List<String> coldStrategies = strategies;
+    List<String> pressureStrategies =
+        strategies.stream().filter(s -> !s.equals("fc-direct")).toList();
+
+    long steps = (warm ? (long) warmRounds * sizes.length * warmThreads.size() * strategies.size() + 3 : 0)
+        + (cold ? (long) ioR * coldStrategies.size() + 4L * delays.length : 0)
+        + (pressure ? (long) ioR * pressureStrategies.size() + distances.length : 0);
+    try (ProgressBar pb = new ProgressBarBuilder().setTaskName("bench").setInitialMax(steps)
+        .setStyle(ProgressBarStyle.ASCII).continuousUpdate().setUpdateIntervalMillis(250).build()) {
+      if (warm) {
+        runWarm(r, file, size, sizes, warmThreads, warmRounds, pb);
+        runReference(r, file, size, pb);
+      }
+      if (cold) {
+        runCold(r, file, size, coldStrategies, ioR, pb);
+        runLatency(r, file, size, delays, pb);
+      }
+      if (pressure) {
+        runPressure(r, file, size, pressureStrategies, ioR, distances, pb);
+      }
+    }
+    Path folder = out.resolve(LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+    Path report = Report.write(r, folder);
+    System.out.println();
+    System.out.print(Report.markdown(r).replaceFirst("(?s)^.*?(?=### )", ""));
+    System.out.println("Report: " + report.toAbsolutePath());
+    System.out.println("Raw results and charts: " + folder.toAbsolutePath());
+    return 0;
+  }
+
+  private void runWarm(Results r, Path file, long size, int[] sizes, List<Integer> warmThreads, int warmRounds,
+      ProgressBar pb) throws Exception {
+    r.regimes.put("warm", String.format(Locale.ROOT,
+        "the file is read sequentially at the start of every round (a round lasts seconds, well below the"
+            + " minute after which this VM's DAMON reclaimer evicts untouched page cache); %d rounds of %.2f s"
+            + " per cell after a %.2f s warm-up; page-aligned random offsets; each thread reads its own clone"
+            + " or native buffer; inputs stay open across rounds", warmRounds, seconds, 0.1));
+    for (int rs : sizes) {
+      for (int t : warmThreads) {
+        for (String s : strategies) {
+          r.cells.add(new Results.Cell("warm", s, rs, t, warmRounds));
+        }
+      }
+    }
     List<Strategy> opened = new ArrayList<>();
     try {
       for (String s : strategies) {
-        opened.add(open(s, file));
+        opened.add(Strategies.open(s, file, bufferSize));
       }
-      int[] sizes = readSizes.stream().mapToInt(r -> (int) Format.parseBytes(r)).toArray();
-      // results[size][threads][strategy] -> one value per round
-      Map<String, double[]> results = new HashMap<>();
-      long cells = (long) sizes.length * threads.size() * opened.size();
-      System.out.printf(
-          "%nWarm random reads, %s file, %d rounds x %d cells x %.2f s (+%.2f s warm-up);"
-              + " the file is re-read at the start of every round.%n",
-          Format.bytes(size), rounds, cells, seconds, warmup);
-      for (int round = 0; round < rounds; round++) {
-        int cell = 0;
-        // A round lasts seconds, far below the minute after which this VM's DAMON reclaimer
-        // evicts untouched page cache, so reading the file once per round keeps it warm.
+      for (int round = 0; round < warmRounds; round++) {
         DataFile.warm(file);
         for (int rs : sizes) {
-          for (int t : threads) {
-            // Rotate the strategy order each round so none always runs first.
+          for (int t : warmThreads) {
             for (int k = 0; k < opened.size(); k++) {
               Strategy s = opened.get((k + round) % opened.size());
-              double r =
-                  RandomReadRun.run(
-                      s, t, rs, size, (long) (warmup * 1000), (long) (seconds * 1000),
-                      round * 1_000_003L + rs + t);
-              results.computeIfAbsent(key(rs, t, s.name()), x -> new double[rounds])[round] = r;
-              cell++;
-              System.out.printf(
-                  "\r  round %d/%d  cell %d/%d  %-10s %6s x%d  %10s reads/s   ",
-                  round + 1, rounds, cell, cells, s.name(), Format.bytes(rs), t, Format.rate(r));
+              pb.setExtraMessage(String.format(Locale.ROOT, "warm %s %s x%d", s.name(), Format.bytes(rs), t));
+              r.cell("warm", s.name(), rs, t).rounds[round] =
+                  RandomReadRun.run(s, t, rs, size, 100, (long) (seconds * 1000), round * 1_000_003L + rs + t);
+              pb.step();
             }
           }
         }
       }
-      System.out.println();
-      String table = table(sizes, results);
-      System.out.println();
-      System.out.print(table);
-      Path report = writeReport(machine, table, size);
-      System.out.println();
-      System.out.println("Report: " + report.toAbsolutePath());
     } finally {
       for (Strategy s : opened) {
         s.close();
       }
     }
-    return 0;
   }
 
-  private Strategy open(String name, Path file) throws Exception {
-    Path folder = file.toAbsolutePath().getParent();
-    return switch (name) {
-      case "pread" -> {
-        PreadDirectory d = new PreadDirectory(folder, NoLockFactory.INSTANCE, bufferSize);
-        yield new IndexInputStrategy("pread", d, file);
+  private void runReference(Results r, Path file, long size, ProgressBar pb) throws Exception {
+    pb.setExtraMessage("reference: page-cache copy bandwidth");
+    DataFile.warm(file);
+    try (Strategy s = new RawPreadStrategy(file)) {
+      int threadsHere = Runtime.getRuntime().availableProcessors();
+      double rps = RandomReadRun.run(s, threadsHere, 1 << 20, size, 200, 1500, 11);
+      r.reference.put("page-cache copy: 1 MiB preads, warm, " + threadsHere + " threads (MB/s)", rps * (1 << 20) / 1e6);
+    }
+    pb.step();
+    try (Strategy s = new RawPreadStrategy(file, true)) {
+      pb.setExtraMessage("reference: device, O_DIRECT queue depth 1");
+      double qd1 = RandomReadRun.run(s, 1, IO_READ_SIZE, size, 200, 1500, 12);
+      r.reference.put("device: O_DIRECT random 16 KiB, 1 thread (queue depth 1), reads/s", qd1);
+      pb.step();
+      pb.setExtraMessage("reference: device, O_DIRECT 16 threads");
+      double qd16 = RandomReadRun.run(s, 16, IO_READ_SIZE, size, 200, 2000, 13);
+      r.reference.put("device ceiling: O_DIRECT random 16 KiB, 16 threads (oversubscribed; queue depth ~16), reads/s", qd16);
+      pb.step();
+    } catch (dev.pread.nativeio.NativeIOException e) {
+      r.skipped.add("device ceiling: O_DIRECT not supported here: " + e.getMessage());
+      pb.stepBy(2);
+    }
+  }
+
+  private void runCold(Results r, Path file, long size, List<String> coldStrategies, int ioR, ProgressBar pb)
+      throws Exception {
+    r.regimes.put("cold", String.format(Locale.ROOT,
+        "the page cache is dropped before every cell by %s; each cell opens its strategy afresh (an open"
+            + " mapping would pin pages) and measures the first %.1f s, 1 thread, random 16 KiB reads; %d rounds",
+        CacheControl.method(), ioSeconds, ioR));
+    for (String s : coldStrategies) {
+      r.cells.add(new Results.Cell("cold", s, IO_READ_SIZE, 1, ioR));
+    }
+    for (int round = 0; round < ioR; round++) {
+      for (int k = 0; k < coldStrategies.size(); k++) {
+        String name = coldStrategies.get((k + round) % coldStrategies.size());
+        pb.setExtraMessage("cold " + name);
+        Results.Cell cell = r.cell("cold", name, IO_READ_SIZE, 1);
+        CacheControl.evict(file);
+        ProcStats before = ProcStats.now();
+        try (Strategy s = Strategies.open(name, file, bufferSize)) {
+          cell.rounds[round] = RandomReadRun.run(s, 1, IO_READ_SIZE, size, 0, (long) (ioSeconds * 1000), round * 31L + k);
+        }
+        ProcStats d = ProcStats.now().minus(before);
+        cell.majorFaults = Math.max(0, cell.majorFaults) + d.majorFaults();
+        cell.storageReadBytes = Math.max(0, cell.storageReadBytes) + d.storageReadBytes();
+        pb.step();
       }
-      case "niofs" -> new IndexInputStrategy("niofs", new NIOFSDirectory(folder, NoLockFactory.INSTANCE), file);
-      case "mmap" -> new IndexInputStrategy("mmap", new MMapDirectory(folder, NoLockFactory.INSTANCE), file);
-      case "ffi-pread" -> new RawPreadStrategy(file);
-      default -> throw new picocli.CommandLine.ParameterException(
-          new picocli.CommandLine(this), "unknown strategy '" + name + "' (pread, niofs, mmap, ffi-pread)");
-    };
+    }
   }
 
-  private static String key(int readSize, int threads, String strategy) {
-    return readSize + "/" + threads + "/" + strategy;
+  private void runLatency(Results r, Path file, long size, long[] delays, ProgressBar pb) throws Exception {
+    for (long delay : delays) {
+      for (String s : List.of("pread", "pread+prefetch", "mmap", "mmap+prefetch")) {
+        pb.setExtraMessage("cold prefetch latency " + s + " work=" + delay + "us");
+        r.prefetchLatency.add(PrefetchLatencyRun.run(s, file, size, delay, 64, 99 + delay));
+        pb.step();
+      }
+    }
+  }
+
+  private void runPressure(Results r, Path file, long size, List<String> pressureStrategies, int ioR,
+      int[] distances, ProgressBar pb) throws Exception {
+    long limit = Format.parseBytes(pressureLimit);
+    WorkerCommand.Spec spec = new WorkerCommand.Spec();
+    spec.file = file.toAbsolutePath().toString();
+    spec.fileSize = size;
+    spec.bufferSize = bufferSize;
+    spec.seconds = ioSeconds;
+    spec.rounds = ioR;
+    spec.strategies = pressureStrategies.toArray(String[]::new);
+    spec.readSizes = new int[] {IO_READ_SIZE};
+    spec.threads = full ? new int[] {1, 2} : new int[] {1};
+    spec.distances = distances;
+    spec.distanceSeconds = ioSeconds;
+    Path tmp = Files.createTempDirectory("pread-bench-worker");
+    Path specFile = tmp.resolve("spec.json");
+    Path outFile = tmp.resolve("out.json");
+    Gson gson = new Gson();
+    Files.writeString(specFile, gson.toJson(spec));
+    String jar = Path.of(BenchCommand.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+    List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "--enable-native-access=ALL-UNNAMED", "-Xmx" + pressureHeap, "-Xms" + pressureHeap, "-XX:+UseSerialGC",
+        "-cp", jar, Main.class.getName(), "worker", "--spec", specFile.toString(), "--out", outFile.toString());
+    long hits;
+    long peak;
+    String where;
+    try (MemoryCgroup cg = MemoryCgroup.create("pread-bench-" + ProcessHandle.current().pid(), limit)) {
+      where = cg.describe();
+      Process p = new ProcessBuilder(cg.wrap(cmd)).redirectErrorStream(true).start();
+      try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+        String line;
+        List<String> log = new ArrayList<>();
+        while ((line = in.readLine()) != null) {
+          log.add(line);
+          if (line.startsWith("pressure ") || line.startsWith("prefetch distance")) {
+            pb.setExtraMessage(line);
+            pb.step();
+          }
+        }
+        int rc = p.waitFor();
+        if (rc != 0) {
+          throw new IllegalStateException("pressure worker failed (exit " + rc + "; 137 means the cgroup's OOM killer):\n"
+              + String.join("\n", log.subList(Math.max(0, log.size() - 30), log.size())));
+        }
+      }
+      hits = cg.limitHits();
+      peak = cg.peakBytes();
+    }
+    Results w = gson.fromJson(Files.readString(outFile), Results.class);
+    r.cells.addAll(w.cells);
+    r.prefetchDistance.addAll(w.prefetchDistance);
+    Files.deleteIfExists(specFile);
+    Files.deleteIfExists(outFile);
+    Files.deleteIfExists(tmp);
+    r.regimes.put("pressure", String.format(Locale.ROOT,
+        "a child JVM (heap %s, SerialGC) in %s, reading the %s file: the limit covers heap, native memory and"
+            + " page cache; the group hit its limit %d times, peak charge %s; the file is evicted before every"
+            + " cell; 1 thread, random 16 KiB reads, %.1f s per cell, %d rounds; ratios against mmap-random",
+        pressureHeap, where, Format.bytes(size), hits, peak < 0 ? "?" : Format.bytes(peak - peak % (1 << 20)),
+        ioSeconds, ioR));
   }
 
   static double median(double[] v) {
@@ -163,72 +327,5 @@ final class BenchCommand implements Callable<Integer> {
       r[i] = a[i] / b[i];
     }
     return median(r);
-  }
-
-  private String table(int[] sizes, Map<String, double[]> results) {
-    StringBuilder sb = new StringBuilder();
-    int cores = Runtime.getRuntime().availableProcessors();
-    for (int rs : sizes) {
-      sb.append(String.format(Locale.ROOT,
-          "### Random %s reads, warm (reads/s: median of %d rounds; ratios: median of per-round ratios)%n%n",
-          Format.bytes(rs), rounds));
-      sb.append("| strategy |");
-      for (int t : threads) {
-        sb.append(String.format(Locale.ROOT, " %d thread%s%s | vs %s |", t, t == 1 ? "" : "s", t > cores ? " (oversubscribed)" : "", BASELINE));
-      }
-      if (threads.size() > 1) {
-        sb.append(String.format(Locale.ROOT, " scaling %d->%d |", threads.get(0), threads.get(threads.size() - 1)));
-      }
-      sb.append('\n').append("|---|");
-      sb.append("---:|---:|".repeat(threads.size()));
-      if (threads.size() > 1) sb.append("---:|");
-      sb.append('\n');
-      for (String s : strategies) {
-        sb.append("| ").append(s).append(" |");
-        for (int t : threads) {
-          double[] v = results.get(key(rs, t, s));
-          double[] base = results.get(key(rs, t, BASELINE));
-          String ratio = base == null ? "-" : Format.ratio(pairedRatio(v, base));
-          sb.append(' ').append(Format.rate(median(v))).append(" | ").append(ratio).append(" |");
-        }
-        if (threads.size() > 1) {
-          double[] lo = results.get(key(rs, threads.get(0), s));
-          double[] hi = results.get(key(rs, threads.get(threads.size() - 1), s));
-          sb.append(' ').append(Format.ratio(pairedRatio(hi, lo))).append(" |");
-        }
-        sb.append('\n');
-      }
-      sb.append('\n');
-    }
-    return sb.toString();
-  }
-
-  private Path writeReport(Map<String, String> machine, String table, long size) throws Exception {
-    String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
-    Path folder = out.resolve(stamp);
-    Files.createDirectories(folder);
-    StringBuilder md = new StringBuilder();
-    md.append("# pread bench, ").append(stamp).append("\n\n");
-    md.append("Command: `./pread bench").append(commandLine()).append("`\n\n");
-    md.append(String.format(Locale.ROOT,
-        "Regime: warm (the %s file is read sequentially at the start of every round; a round lasts"
-            + " seconds, well below the minute after which this VM's DAMON reclaimer evicts). Reads are"
-            + " page-aligned random offsets; each thread reads a clone (IndexInput strategies) or its"
-            + " own native buffer (ffi-pread). Every read is checked against the file's content."
-            + " %d rounds, strategies rotated each round; %.2f s measured after %.2f s warm-up per cell."
-            + " Figures are reads/s (median of rounds). Ratios against NIOFSDirectory, and the"
-            + " scaling from the fewest to the most threads, are the median of per-round ratios.%n%n",
-        Format.bytes(size), rounds, seconds, warmup));
-    md.append("| machine | |\n|---|---|\n");
-    machine.forEach((k, v) -> md.append("| ").append(k).append(" | ").append(v).append(" |\n"));
-    md.append("\n").append(table);
-    Path report = folder.resolve("report.md");
-    Files.writeString(report, md);
-    return report;
-  }
-
-  private String commandLine() {
-    String args = System.getProperty("pread.args", "");
-    return args.isBlank() ? "" : " " + args;
   }
 }

@@ -1,0 +1,163 @@
+package dev.pread.bench;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A memory cgroup for the pressure regime: page cache is charged to the group, so a limit below
+ * the data size causes real reclaim. Uses cgroup v2 where the memory controller is there, else v1.
+ * Needs root. A child process is put in the group before it runs anything (see {@link
+ * #wrap(List)}), so every page it touches is charged.
+ */
+final class MemoryCgroup implements AutoCloseable {
+  private static final Path ROOT = Path.of("/sys/fs/cgroup");
+
+  private final Path dir;
+  private final boolean v2;
+  private final long limit;
+
+  private MemoryCgroup(Path dir, boolean v2, long limit) {
+    this.dir = dir;
+    this.v2 = v2;
+    this.limit = limit;
+  }
+
+  /** Why a memory cgroup cannot be made here, or empty if it can. */
+  static Optional<String> unavailableReason() {
+    try {
+      return base().isPresent() ? Optional.empty() : Optional.of(whyNot());
+    } catch (IOException e) {
+      return Optional.of("reading /proc/self/cgroup failed: " + e.getMessage());
+    }
+  }
+
+  private static String whyNot() {
+    if (!Files.isDirectory(ROOT)) {
+      return "no /sys/fs/cgroup";
+    }
+    return "no writable memory cgroup (v2 with the memory controller, or v1 /sys/fs/cgroup/memory);"
+        + " run as root";
+  }
+
+  /** The parent folder for our group: this process's own memory cgroup, if writable. */
+  private static Optional<Path> base() throws IOException {
+    String controllers = readOr(ROOT.resolve("cgroup.controllers"), "");
+    if (controllers.contains("memory")) {
+      String own = ownPath("0", "");
+      Path p = ROOT.resolve(own.substring(1));
+      // A v2 group with processes cannot have children with controllers; use the root then.
+      Path parent = Files.isWritable(p) && !own.equals("/") ? p.getParent() : ROOT;
+      return Files.isWritable(parent) ? Optional.of(parent) : Optional.empty();
+    }
+    Path v1 = ROOT.resolve("memory");
+    if (Files.isDirectory(v1)) {
+      String own = ownPath(null, "memory");
+      Path p = own == null ? v1 : v1.resolve(own.substring(1));
+      if (Files.isWritable(p)) {
+        return Optional.of(p);
+      }
+      return Files.isWritable(v1) ? Optional.of(v1) : Optional.empty();
+    }
+    return Optional.empty();
+  }
+
+  private static boolean isV2() throws IOException {
+    return readOr(ROOT.resolve("cgroup.controllers"), "").contains("memory");
+  }
+
+  /** This process's cgroup path for hierarchy id {@code id} (v2: "0") or controller name. */
+  private static String ownPath(String id, String controller) throws IOException {
+    for (String line : Files.readAllLines(Path.of("/proc/self/cgroup"))) {
+      String[] parts = line.split(":", 3);
+      if (parts.length == 3
+          && ((id != null && parts[0].equals(id))
+              || (controller != null && List.of(parts[1].split(",")).contains(controller)))) {
+        return parts[2];
+      }
+    }
+    return id != null ? "/" : null;
+  }
+
+  private static String readOr(Path p, String dflt) {
+    try {
+      return Files.readString(p);
+    } catch (IOException e) {
+      return dflt;
+    }
+  }
+
+  /** Creates a group named {@code name} limited to {@code limitBytes} (memory + page cache). */
+  static MemoryCgroup create(String name, long limitBytes) throws IOException {
+    Path parent =
+        base().orElseThrow(() -> new IOException("memory cgroup unavailable: " + whyNot()));
+    boolean v2 = isV2();
+    Path dir = parent.resolve(name);
+    if (Files.isDirectory(dir)) {
+      Files.delete(dir);
+    }
+    Files.createDirectory(dir);
+    if (v2) {
+      Files.writeString(dir.resolve("memory.max"), Long.toString(limitBytes));
+      Files.writeString(dir.resolve("memory.swap.max"), "0");
+    } else {
+      Files.writeString(dir.resolve("memory.limit_in_bytes"), Long.toString(limitBytes));
+    }
+    return new MemoryCgroup(dir, v2, limitBytes);
+  }
+
+  String describe() {
+    return (v2 ? "cgroup v2 " : "cgroup v1 ") + dir + ", limit " + Format.bytes(limit);
+  }
+
+  /** The command, run through sh so that the process joins the group before it starts. */
+  List<String> wrap(List<String> command) {
+    StringBuilder sb = new StringBuilder("echo $$ > '").append(dir.resolve("cgroup.procs")).append("' && exec");
+    for (String c : command) {
+      sb.append(" '").append(c.replace("'", "'\\''")).append('\'');
+    }
+    return List.of("/bin/sh", "-c", sb.toString());
+  }
+
+  /** Times the group hit its limit (v1 failcnt, v2 max events), as a sign of real pressure. */
+  long limitHits() {
+    try {
+      if (v2) {
+        for (String line : Files.readAllLines(dir.resolve("memory.events"))) {
+          if (line.startsWith("max ")) {
+            return Long.parseLong(line.substring(4).trim());
+          }
+        }
+        return -1;
+      }
+      return Long.parseLong(Files.readString(dir.resolve("memory.failcnt")).trim());
+    } catch (IOException | NumberFormatException e) {
+      return -1;
+    }
+  }
+
+  /** Peak memory charged to the group (page cache included). */
+  long peakBytes() {
+    try {
+      Path p = dir.resolve(v2 ? "memory.peak" : "memory.max_usage_in_bytes");
+      return Long.parseLong(Files.readString(p).trim());
+    } catch (IOException | NumberFormatException e) {
+      return -1;
+    }
+  }
+
+  @Override
+  public void close() throws IOException {
+    if (!v2) {
+      // Move leftover page-cache charges to the parent, then remove the group.
+      try {
+        Files.writeString(dir.resolve("memory.force_empty"), "0");
+      } catch (IOException e) {
+        // not fatal: rmdir reparents charges on recent kernels
+      }
+    }
+    Files.deleteIfExists(dir);
+  }
+}

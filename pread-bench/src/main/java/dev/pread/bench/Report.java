@@ -1,0 +1,210 @@
+package dev.pread.bench;
+
+import com.google.gson.GsonBuilder;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.CategoryChart;
+import org.knowm.xchart.CategoryChartBuilder;
+import org.knowm.xchart.XYChart;
+import org.knowm.xchart.XYChartBuilder;
+import org.knowm.xchart.style.Styler;
+
+/** Writes a run's results as results.json, report.md and PNG charts into one folder. */
+final class Report {
+  private Report() {}
+
+  /** The baseline each regime's ratios are taken against (BENCHMARKING.md rule 4). */
+  static String baseline(String regime) {
+    return regime.equals("pressure") ? "mmap-random" : "niofs";
+  }
+
+  static String markdown(Results r) {
+    StringBuilder md = new StringBuilder();
+    md.append("# pread bench, ").append(r.date).append("\n\n");
+    md.append("Command: `").append(r.command).append("`\n\n");
+    md.append("| machine | |\n|---|---|\n");
+    r.machine.forEach((k, v) -> md.append("| ").append(k).append(" | ").append(v).append(" |\n"));
+    md.append("| data file | ").append(Format.bytes(r.fileSize)).append(" |\n\n");
+    md.append("Regimes:\n\n");
+    r.regimes.forEach((k, v) -> md.append("- **").append(k).append("**: ").append(v).append('\n'));
+    for (String s : r.skipped) {
+      md.append("- skipped: ").append(s).append('\n');
+    }
+    md.append('\n');
+    md.append("Every read is checked against the file's content (a fingerprint of each read, one read"
+        + " per thread and cell compared byte by byte). Reads/s are medians over rounds; ratios are"
+        + " medians of per-round ratios (cells of a round run back to back, strategies rotated).\n\n");
+    md.append(randomReadTables(r));
+    if (!r.reference.isEmpty()) {
+      md.append("### Reference rows (physical limits, same run)\n\n| what | figure |\n|---|---:|\n");
+      r.reference.forEach((k, v) -> md.append("| ").append(k).append(" | ").append(Format.rate(v)).append(" |\n"));
+      md.append('\n');
+    }
+    if (!r.prefetchLatency.isEmpty()) {
+      md.append("### Cold prefetch latency (16 KiB blocks, each in its own 8 MiB region of an evicted file)\n\n"
+          + "Wait = time the reader still waited after its simulated work; a prefetch that hides the disk"
+          + " brings it to zero once the work is longer than the device latency.\n\n"
+          + "| strategy | work (us) | samples | median wait (us) | p90 wait (us) |\n|---|---:|---:|---:|---:|\n");
+      for (PrefetchLatencyRun.Result x : r.prefetchLatency) {
+        md.append(String.format(Locale.ROOT, "| %s | %d | %d | %.0f | %.0f |%n", x.strategy(), x.delayMicros(),
+            x.samples(), x.medianWaitMicros(), x.p90WaitMicros()));
+      }
+      md.append('\n');
+    }
+    if (!r.prefetchDistance.isEmpty()) {
+      md.append("### Prefetch distance (pressure; random 8 KiB preads, posix_fadvise(WILLNEED) D reads ahead, 1 thread)\n\n"
+          + "| D | reads/s | vs D=0 | p50 latency (us, bucket bound) | p99 latency (us) |\n|---:|---:|---:|---:|---:|\n");
+      double base = r.prefetchDistance.get(0).readsPerSecond();
+      for (PrefetchDistanceRun.Result x : r.prefetchDistance) {
+        md.append(String.format(Locale.ROOT, "| %d | %s | %s | <%d | <%d |%n", x.distance(), Format.rate(x.readsPerSecond()),
+            Format.ratio(x.readsPerSecond() / base), x.p50Micros(), x.p99Micros()));
+      }
+      md.append('\n');
+    }
+    return md.toString();
+  }
+
+  private static String randomReadTables(Results r) {
+    StringBuilder sb = new StringBuilder();
+    int cores = Runtime.getRuntime().availableProcessors();
+    for (String regime : regimesIn(r)) {
+      String base = baseline(regime);
+      for (int rs : readSizesIn(r, regime)) {
+        List<Integer> threads = threadsIn(r, regime, rs);
+        int rounds = r.cells.stream().filter(c -> c.regime.equals(regime)).findFirst().get().rounds.length;
+        sb.append(String.format(Locale.ROOT, "### %s: random %s reads (reads/s, median of %d rounds)%n%n",
+            regime, Format.bytes(rs), rounds));
+        sb.append("| strategy |");
+        for (int t : threads) {
+          sb.append(String.format(Locale.ROOT, " %d thread%s%s | vs %s |", t, t == 1 ? "" : "s",
+              t > cores ? " (oversubscribed)" : "", base));
+        }
+        if (threads.size() > 1) {
+          sb.append(String.format(Locale.ROOT, " scaling %d->%d |", threads.get(0), threads.get(threads.size() - 1)));
+        }
+        boolean io = regime.equals("pressure") || regime.equals("cold");
+        if (io) {
+          sb.append(" major faults | MB read from storage |");
+        }
+        sb.append("\n|---|").append("---:|---:|".repeat(threads.size()));
+        if (threads.size() > 1) sb.append("---:|");
+        if (io) sb.append("---:|---:|");
+        sb.append('\n');
+        for (String s : strategiesIn(r, regime)) {
+          sb.append("| ").append(s).append(" |");
+          for (int t : threads) {
+            Results.Cell c = r.cell(regime, s, rs, t);
+            Results.Cell b = r.cell(regime, base, rs, t);
+            sb.append(' ').append(Format.rate(c.median())).append(" | ")
+                .append(b == null ? "-" : Format.ratio(BenchCommand.pairedRatio(c.rounds, b.rounds))).append(" |");
+          }
+          if (threads.size() > 1) {
+            Results.Cell lo = r.cell(regime, s, rs, threads.get(0));
+            Results.Cell hi = r.cell(regime, s, rs, threads.get(threads.size() - 1));
+            sb.append(' ').append(Format.ratio(BenchCommand.pairedRatio(hi.rounds, lo.rounds))).append(" |");
+          }
+          if (io) {
+            Results.Cell c = r.cell(regime, s, rs, threads.get(0));
+            sb.append(' ').append(c.majorFaults).append(" | ")
+                .append(c.storageReadBytes < 0 ? "-" : String.format(Locale.ROOT, "%.0f", c.storageReadBytes / 1e6)).append(" |");
+          }
+          sb.append('\n');
+        }
+        sb.append('\n');
+      }
+    }
+    return sb.toString();
+  }
+
+  static Set<String> regimesIn(Results r) {
+    Set<String> s = new LinkedHashSet<>();
+    r.cells.forEach(c -> s.add(c.regime));
+    return s;
+  }
+
+  private static List<Integer> readSizesIn(Results r, String regime) {
+    return r.cells.stream().filter(c -> c.regime.equals(regime)).map(c -> c.readSize).distinct().toList();
+  }
+
+  private static List<Integer> threadsIn(Results r, String regime, int rs) {
+    return r.cells.stream().filter(c -> c.regime.equals(regime) && c.readSize == rs).map(c -> c.threads).distinct().toList();
+  }
+
+  private static List<String> strategiesIn(Results r, String regime) {
+    return r.cells.stream().filter(c -> c.regime.equals(regime)).map(c -> c.strategy).distinct().toList();
+  }
+
+  /** Writes results.json, report.md and the charts; returns the report's path. */
+  static Path write(Results r, Path folder) throws IOException {
+    Files.createDirectories(folder);
+    Files.writeString(folder.resolve("results.json"),
+        new GsonBuilder().setPrettyPrinting().serializeSpecialFloatingPointValues().create().toJson(r));
+    StringBuilder md = new StringBuilder(markdown(r));
+    List<String> charts = charts(r, folder);
+    if (!charts.isEmpty()) {
+      md.append("### Charts\n\n");
+      for (String c : charts) {
+        md.append("![").append(c).append("](").append(c).append(")\n\n");
+      }
+    }
+    Path report = folder.resolve("report.md");
+    Files.writeString(report, md);
+    return report;
+  }
+
+  private static List<String> charts(Results r, Path folder) throws IOException {
+    System.setProperty("java.awt.headless", "true");
+    List<String> names = new ArrayList<>();
+    for (String regime : regimesIn(r)) {
+      CategoryChart chart = new CategoryChartBuilder().width(1000).height(560)
+          .title("Random reads, " + regime + " (" + Format.bytes(r.fileSize) + " file; median of rounds)")
+          .xAxisTitle("strategy").yAxisTitle("reads per second").build();
+      chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
+      chart.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);
+      if (!regime.equals("warm")) {
+        // Under pressure strategies differ by orders of magnitude: log scale, bars from 1.
+        chart.getStyler().setYAxisLogarithmic(true);
+        chart.getStyler().setYAxisMin(1.0);
+      }
+      chart.getStyler().setYAxisDecimalPattern("#,###");
+      List<String> strategies = strategiesIn(r, regime);
+      for (int rs : readSizesIn(r, regime)) {
+        for (int t : threadsIn(r, regime, rs)) {
+          List<Double> ys = new ArrayList<>();
+          for (String s : strategies) {
+            ys.add(Math.max(1, r.cell(regime, s, rs, t).median()));
+          }
+          chart.addSeries(Format.bytes(rs) + ", " + t + " thread" + (t == 1 ? "" : "s"), strategies, ys);
+        }
+      }
+      String name = "random-reads-" + regime + ".png";
+      BitmapEncoder.saveBitmap(chart, folder.resolve(name).toString(), BitmapEncoder.BitmapFormat.PNG);
+      names.add(name);
+    }
+    if (!r.prefetchDistance.isEmpty()) {
+      XYChart chart = new XYChartBuilder().width(900).height(520)
+          .title("Prefetch distance under memory pressure (random 8 KiB preads, 1 thread)")
+          .xAxisTitle("WILLNEED issued D reads ahead (D + 1, log scale)").yAxisTitle("reads per second").build();
+      chart.getStyler().setXAxisLogarithmic(true);
+      chart.getStyler().setLegendVisible(false);
+      List<Double> xs = new ArrayList<>();
+      List<Double> ys = new ArrayList<>();
+      for (PrefetchDistanceRun.Result x : r.prefetchDistance) {
+        xs.add(x.distance() + 1.0);
+        ys.add(x.readsPerSecond());
+      }
+      chart.addSeries("reads/s", xs, ys);
+      String name = "prefetch-distance.png";
+      BitmapEncoder.saveBitmap(chart, folder.resolve(name).toString(), BitmapEncoder.BitmapFormat.PNG);
+      names.add(name);
+    }
+    return names;
+  }
+}
