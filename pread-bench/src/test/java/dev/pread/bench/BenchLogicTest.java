@@ -1,0 +1,137 @@
+package dev.pread.bench;
+
+import static org.junit.Assert.assertArrayEquals;
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertThrows;
+import static org.junit.Assert.assertTrue;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import org.junit.Rule;
+import org.junit.Test;
+import org.junit.rules.TemporaryFolder;
+
+/** The bench's own logic: statistics, data file, verification, report. */
+public class BenchLogicTest {
+  @Rule public TemporaryFolder tmp = new TemporaryFolder();
+
+  @Test
+  public void parsesSizes() {
+    assertEquals(1L << 30, Format.parseBytes("1g"));
+    assertEquals(512L << 20, Format.parseBytes("512m"));
+    assertEquals(16384, Format.parseBytes("16k"));
+    assertEquals(16384, Format.parseBytes("16KiB"));
+    assertEquals(4096, Format.parseBytes("4096"));
+    assertEquals("1 GiB", Format.bytes(1L << 30));
+  }
+
+  @Test
+  public void medianAndPairedRatio() {
+    assertEquals(2.0, BenchCommand.median(new double[] {3, 1, 2}), 0);
+    assertEquals(2.5, BenchCommand.median(new double[] {4, 1, 2, 3}), 0);
+    // Round 2 is slow for both: a ratio of medians would say 1.5, paired ratios say 2.
+    double[] a = {200, 20, 200};
+    double[] b = {100, 10, 150};
+    assertEquals(2.0, BenchCommand.pairedRatio(a, b), 1e-9);
+  }
+
+  @Test
+  public void percentileBuckets() {
+    long[] buckets = new long[40];
+    buckets[3] = 50; // [8, 16) us
+    buckets[6] = 49; // [64, 128)
+    buckets[10] = 1; // [1024, 2048)
+    assertEquals(16, PrefetchDistanceRun.percentile(buckets, 100, 0.5));
+    assertEquals(128, PrefetchDistanceRun.percentile(buckets, 100, 0.99));
+    assertEquals(2048, PrefetchDistanceRun.percentile(buckets, 100, 1.0));
+  }
+
+  @Test
+  public void dataFileHasItsContentAndIsReused() throws Exception {
+    Path f = tmp.getRoot().toPath().resolve("d.dat");
+    DataFile.ensure(f, 1 << 20);
+    ByteBuffer b = ByteBuffer.allocate(1 << 20).order(ByteOrder.LITTLE_ENDIAN);
+    try (FileChannel ch = FileChannel.open(f)) {
+      while (b.hasRemaining() && ch.read(b) > 0) {}
+    }
+    for (int w = 0; w < (1 << 17); w += 997) {
+      assertEquals(DataFile.word(w), b.getLong(w * 8));
+    }
+    long modified = Files.getLastModifiedTime(f).toMillis();
+    DataFile.ensure(f, 1 << 20);
+    assertEquals("a good file is reused", modified, Files.getLastModifiedTime(f).toMillis());
+    // A damaged file is rewritten.
+    try (FileChannel ch = FileChannel.open(f, StandardOpenOption.WRITE)) {
+      ch.write(ByteBuffer.allocate(8), 0);
+    }
+    DataFile.ensure(f, 1 << 20);
+    try (FileChannel ch = FileChannel.open(f)) {
+      ByteBuffer first = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
+      ch.read(first, 0);
+      assertEquals(DataFile.word(0), first.getLong(0));
+    }
+  }
+
+  @Test
+  public void runsVerifyAndAStrategyThatReadsWrongBytesFails() throws Exception {
+    Path f = tmp.getRoot().toPath().resolve("r.dat");
+    long size = 4 << 20;
+    DataFile.ensure(f, size);
+    for (String name : Strategies.ALL) {
+      try (Strategy s = Strategies.open(name, f, 16384)) {
+        double rps = RandomReadRun.run(s, 2, 4096, size, 0, 50, 1);
+        assertTrue(name + " read nothing", rps > 0);
+      }
+    }
+    Strategy liar = new Strategy() {
+      @Override public String name() { return "liar"; }
+      @Override public Reader newReader(int readSize) {
+        return new Reader() {
+          @Override public long read(long position) { return 0; }
+          @Override public boolean verifyFully(long position) { return true; }
+        };
+      }
+      @Override public void close() {}
+    };
+    IllegalStateException e =
+        assertThrows(IllegalStateException.class, () -> RandomReadRun.run(liar, 1, 4096, size, 0, 50, 1));
+    assertTrue(e.getCause().getMessage(), e.getCause().getMessage().contains("wrong bytes"));
+  }
+
+  @Test
+  public void reportTablesAndFiles() throws Exception {
+    Results r = new Results();
+    r.date = "2026-11-22 10:00:00";
+    r.command = "./pread bench";
+    r.fileSize = 1L << 30;
+    r.machine.put("cores", "2");
+    r.regimes.put("warm", "test");
+    for (String s : new String[] {"pread", "niofs"}) {
+      for (int t : new int[] {1, 2}) {
+        Results.Cell c = new Results.Cell("warm", s, 4096, t, 3);
+        double base = s.equals("pread") ? 120 : 100;
+        c.rounds = new double[] {base * t, base * t * 0.5, base * t * 1.1};
+        r.cells.add(c);
+      }
+    }
+    r.prefetchDistance.add(new PrefetchDistanceRun.Result(0, 1000, 1000, new long[40], 64, 128));
+    r.prefetchDistance.add(new PrefetchDistanceRun.Result(16, 4000, 4000, new long[40], 4, 64));
+    String md = Report.markdown(r);
+    assertTrue(md, md.contains("| pread | 120 | 1.20x | 240 | 1.20x | 2.00x |"));
+    assertTrue(md, md.contains("| 16 | 4.00k | 4.00x |"));
+    Path folder = tmp.getRoot().toPath().resolve("out");
+    Path report = Report.write(r, folder);
+    assertTrue(Files.readString(report).contains("![random-reads-warm.png]"));
+    assertTrue(Files.size(folder.resolve("random-reads-warm.png")) > 1000);
+    assertTrue(Files.size(folder.resolve("prefetch-distance.png")) > 1000);
+    String json = Files.readString(folder.resolve("results.json"));
+    assertTrue(json, json.contains("\"strategy\": \"pread\""));
+    assertFalse(json.isEmpty());
+    assertArrayEquals(new double[] {120, 60, 132}, r.cell("warm", "pread", 4096, 1).rounds, 1e-9);
+  }
+}
