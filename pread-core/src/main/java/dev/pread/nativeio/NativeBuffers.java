@@ -54,14 +54,17 @@ public final class NativeBuffers {
   static final class Scratch {
     final MemorySegment data;
     final MemorySegment capture;
+    /** A struct iovec for preadv2. */
+    final MemorySegment iov;
     /** Pool slot, or -1 for a temporary. */
     final int slot;
     /** Non-null for a temporary. */
     final Arena arena;
 
-    private Scratch(MemorySegment data, MemorySegment capture, int slot, Arena arena) {
+    private Scratch(MemorySegment data, MemorySegment capture, MemorySegment iov, int slot, Arena arena) {
       this.data = data;
       this.capture = capture;
+      this.iov = iov;
       this.slot = slot;
       this.arena = arena;
     }
@@ -107,9 +110,10 @@ public final class NativeBuffers {
   private static Scratch allocate(int size, int slot, Arena arena) {
     MemorySegment data = arena.allocate(size, 4096);
     MemorySegment capture = NativeIO.allocateCapture(arena);
+    MemorySegment iov = arena.allocate(NativeIO.IOVEC_SIZE, 8);
     LIVE_BUFFERS.incrementAndGet();
     LIVE_BYTES.addAndGet(size);
-    return new Scratch(data, capture, slot, arena);
+    return new Scratch(data, capture, iov, slot, arena);
   }
 
   /** Native buffers allocated and not yet freed: the pool's plus temporaries in use. */

@@ -201,6 +201,44 @@ public final class NativeFile implements Closeable {
     }
   }
 
+  /**
+   * Whether the page holding {@code position} is in the page cache, by a one-byte {@code
+   * preadv2(RWF_NOWAIT)} that fails with EAGAIN instead of waiting for the disk. Never blocks on
+   * I/O. Where the kernel or file system does not support RWF_NOWAIT, returns false (unknown).
+   *
+   * @throws ClosedFileException if the file is closed
+   */
+  public boolean isCached(long position) {
+    if (position < 0) {
+      throw new IllegalArgumentException(path + ": invalid position " + position);
+    }
+    if (!nowaitSupported) {
+      return false;
+    }
+    int cell = enter();
+    try {
+      NativeBuffers.Scratch s = NativeBuffers.borrow(1);
+      try {
+        long n = NativeIO.preadv2(s.capture, s.iov, fd, s.data, 1, position, NativeIO.RWF_NOWAIT);
+        if (n >= 0) {
+          return true;
+        }
+        if (n != -Errno.EAGAIN && n != -Errno.EINTR) {
+          // EOPNOTSUPP, ENOSYS or EINVAL: no RWF_NOWAIT here; stop asking.
+          nowaitSupported = false;
+        }
+        return false;
+      } finally {
+        NativeBuffers.release(s);
+      }
+    } finally {
+      guard.exit(cell);
+    }
+  }
+
+  /** Cleared when the kernel rejects RWF_NOWAIT for this file; plain field, a benign race. */
+  private boolean nowaitSupported = true;
+
   private void checkPosition(long position, long length) {
     if (position < 0 || position > Long.MAX_VALUE - length) {
       throw new IllegalArgumentException(

@@ -36,6 +36,12 @@ final class NativeIO {
   /** O_DIRECT differs: 040000 on x86_64, 0200000 on aarch64. */
   static final int O_DIRECT = "aarch64".equals(System.getProperty("os.arch")) ? 0x10000 : 0x4000;
 
+  /** preadv2 flag: fail with EAGAIN instead of waiting for data not in the page cache. */
+  static final int RWF_NOWAIT = 0x8;
+
+  /** struct iovec: a pointer and a size_t, 16 bytes on 64-bit Linux. */
+  static final long IOVEC_SIZE = 16;
+
   static final int POSIX_FADV_NORMAL = 0;
   static final int POSIX_FADV_RANDOM = 1;
   static final int POSIX_FADV_SEQUENTIAL = 2;
@@ -78,6 +84,11 @@ final class NativeIO {
       downcall(
           "pread",
           FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG),
+          CAPTURE_ERRNO);
+  private static final MethodHandle PREADV2 =
+      downcall(
+          "preadv2",
+          FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG, JAVA_INT),
           CAPTURE_ERRNO);
   private static final MethodHandle STATX =
       downcall(
@@ -244,6 +255,24 @@ final class NativeIO {
   static long pread(MemorySegment capture, int fd, MemorySegment buf, long count, long offset) {
     try {
       long n = (long) PREAD.invokeExact(capture, fd, buf, count, offset);
+      return n >= 0 ? n : -errno(capture);
+    } catch (Throwable t) {
+      throw new AssertionError(t);
+    }
+  }
+
+  /**
+   * One {@code preadv2(fd, iov, 1, offset, flags)} call into {@code buf}, not retried; {@code iov}
+   * is a native segment of {@link #IOVEC_SIZE} bytes that this call fills in.
+   *
+   * @return bytes read, or {@code -errno}
+   */
+  static long preadv2(
+      MemorySegment capture, MemorySegment iov, int fd, MemorySegment buf, long count, long offset, int flags) {
+    iov.set(ValueLayout.ADDRESS, 0, buf);
+    iov.set(JAVA_LONG, 8, count);
+    try {
+      long n = (long) PREADV2.invokeExact(capture, fd, iov, 1, offset, flags);
       return n >= 0 ? n : -errno(capture);
     } catch (Throwable t) {
       throw new AssertionError(t);

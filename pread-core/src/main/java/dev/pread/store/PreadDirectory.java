@@ -1,11 +1,14 @@
 package dev.pread.store;
 
+import dev.pread.nativeio.Advice;
 import dev.pread.nativeio.NativeAccess;
 import dev.pread.nativeio.NativeFile;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BiFunction;
 import org.apache.lucene.store.DataAccessHint;
 import org.apache.lucene.store.FSDirectory;
 import org.apache.lucene.store.FSLockFactory;
@@ -13,6 +16,7 @@ import org.apache.lucene.store.IOContext;
 import org.apache.lucene.store.IndexInput;
 import org.apache.lucene.store.LockFactory;
 import org.apache.lucene.store.NIOFSDirectory;
+import org.apache.lucene.store.ReadAdvice;
 import org.apache.lucene.store.ReadOnceHint;
 import org.apache.lucene.util.IOUtils;
 import org.apache.lucene.util.Unwrappable;
@@ -38,6 +42,16 @@ import org.apache.lucene.util.Unwrappable;
  * with {@link DataAccessHint#SEQUENTIAL} use at least {@value #SEQUENTIAL_BUFFER_SIZE}. Reads of at
  * least the buffer size bypass it.
  *
+ * <p><b>Read advice.</b> Each input has a file descriptor of its own, so {@code posix_fadvise}
+ * advice set when it is opened applies to that input, its clones and slices, and to nothing else.
+ * By default ({@link #ADVISE_BY_CONTEXT}) inputs opened with {@link DataAccessHint#RANDOM} get
+ * {@code POSIX_FADV_RANDOM} (no readahead); merges, flushes, read-once inputs and {@link
+ * DataAccessHint#SEQUENTIAL} get {@code POSIX_FADV_SEQUENTIAL} (doubled readahead); everything else
+ * keeps the kernel's default. {@link #setReadAdvice} overrides this per file name and context.
+ *
+ * <p><b>Prefetch.</b> Inputs implement {@link IndexInput#prefetch}: a non-blocking {@code
+ * posix_fadvise(WILLNEED)} that is skipped when the data is already cached.
+ *
  * <p>Writing, deleting, renaming and syncing are {@link FSDirectory}'s. Thread-safe.
  */
 public class PreadDirectory extends FSDirectory {
@@ -56,6 +70,29 @@ public class PreadDirectory extends FSDirectory {
 
   private static final System.Logger LOG = System.getLogger(PreadDirectory.class.getName());
   private static final AtomicBoolean FALLBACK_LOGGED = new AtomicBoolean();
+  private static final AtomicBoolean ADVICE_FAILURE_LOGGED = new AtomicBoolean();
+
+  /**
+   * The default read advice: {@link ReadAdvice#SEQUENTIAL} for merges, flushes, read-once inputs and
+   * {@link DataAccessHint#SEQUENTIAL}; {@link ReadAdvice#RANDOM} for {@link DataAccessHint#RANDOM};
+   * otherwise none (the kernel's normal readahead).
+   */
+  public static final BiFunction<String, IOContext, Optional<ReadAdvice>> ADVISE_BY_CONTEXT =
+      (name, context) -> {
+        if (context.context() == IOContext.Context.MERGE
+            || context.context() == IOContext.Context.FLUSH
+            || context.hints().contains(ReadOnceHint.INSTANCE)
+            || context.hints().contains(DataAccessHint.SEQUENTIAL)) {
+          return Optional.of(ReadAdvice.SEQUENTIAL);
+        }
+        if (context.hints().contains(DataAccessHint.RANDOM)) {
+          return Optional.of(ReadAdvice.RANDOM);
+        }
+        return Optional.empty();
+      };
+
+  private volatile BiFunction<String, IOContext, Optional<ReadAdvice>> readAdvice =
+      ADVISE_BY_CONTEXT;
 
   private final int bufferSize;
   /** Non-null when this instance reads through NIOFSDirectory's inputs. */
@@ -117,6 +154,16 @@ public class PreadDirectory extends FSDirectory {
     return NativeAccess.unavailableReason();
   }
 
+  /**
+   * Sets how inputs opened from now on are advised, from their file name and context; an empty
+   * result leaves the kernel's default. Inputs already open keep their advice. For example, to read
+   * every file as random access: {@code dir.setReadAdvice((name, ctx) ->
+   * Optional.of(ReadAdvice.RANDOM))}. Has no effect on the fallback path.
+   */
+  public void setReadAdvice(BiFunction<String, IOContext, Optional<ReadAdvice>> toReadAdvice) {
+    this.readAdvice = Objects.requireNonNull(toReadAdvice, "toReadAdvice");
+  }
+
   /** The buffer size of inputs opened with a default context. */
   public int getBufferSize() {
     return bufferSize;
@@ -141,8 +188,28 @@ public class PreadDirectory extends FSDirectory {
     // Lucene's test file systems wrap the default one; the kernel needs the real path.
     Path real = Unwrappable.unwrapAll(path);
     NativeFile file = NativeFile.open(real);
+    readAdvice.apply(name, context).ifPresent(advice -> advise(file, advice));
     return new PreadIndexInput(
         "PreadIndexInput(path=\"" + path + "\")", file, bufferSize(context));
+  }
+
+  private static void advise(NativeFile file, ReadAdvice advice) {
+    Advice fadvice =
+        switch (advice) {
+          case RANDOM -> Advice.RANDOM;
+          case SEQUENTIAL -> Advice.SEQUENTIAL;
+          default -> Advice.NORMAL; // NORMAL, or a value added by a later Lucene
+        };
+    if (fadvice == Advice.NORMAL) {
+      return; // the kernel's default for a new open file description
+    }
+    try {
+      file.advise(0, 0, fadvice);
+    } catch (IOException e) {
+      if (ADVICE_FAILURE_LOGGED.compareAndSet(false, true)) {
+        LOG.log(System.Logger.Level.WARNING, "read advice failed (logged once; reads continue): " + e.getMessage());
+      }
+    }
   }
 
   @Override

@@ -1,9 +1,11 @@
 package dev.pread.store;
 
+import dev.pread.nativeio.Advice;
 import dev.pread.nativeio.ClosedFileException;
 import dev.pread.nativeio.NativeFile;
 import java.io.EOFException;
 import java.io.IOException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.lucene.store.AlreadyClosedException;
 import org.apache.lucene.store.IndexInput;
 import org.apache.lucene.store.RandomAccessInput;
@@ -20,6 +22,12 @@ import org.apache.lucene.util.BitUtil;
  * RandomAccessInput}) reads use the same buffer and may move the file pointer, as {@link
  * org.apache.lucene.store.BufferedIndexInput}'s do: use a dedicated {@link #randomAccessSlice}.
  *
+ * <p><b>Prefetch:</b> {@link #prefetch} asks the kernel to start reading a range into the page cache
+ * ({@code posix_fadvise(WILLNEED)} over the page-aligned range) and returns without waiting. A
+ * one-byte {@code preadv2(RWF_NOWAIT)} probe at each end of the range skips the advice when the data
+ * is cached, and after a run of such hits most prefetches skip the probe too (see {@link
+ * PrefetchBackoff}). A failing advice is logged once and otherwise ignored: prefetch is a hint.
+ *
  * <p><b>Thread-safety:</b> an instance is not thread-safe; give each thread its own {@link
  * #clone()} or slice. Clones and slices share the descriptor, not the buffer, and their reads
  * proceed in parallel without locking.
@@ -33,12 +41,17 @@ final class PreadIndexInput extends IndexInput implements RandomAccessInput {
   /** Size of the first refill after a jump. */
   static final int MIN_REFILL = 1024;
 
+  private static final long PAGE = 4096;
+  private static final System.Logger LOG = System.getLogger(PreadIndexInput.class.getName());
+  private static final AtomicBoolean ADVICE_FAILURE_LOGGED = new AtomicBoolean();
+
   private final NativeFile file;
   /** Absolute file offset of this input's position 0. */
   private final long sliceOffset;
 
   private final long length;
   private final int bufferSize;
+  private final PrefetchBackoff backoff;
   private boolean isClone;
 
   /** Allocated on first buffered read and grown with the refill size; each clone has its own. */
@@ -55,7 +68,7 @@ final class PreadIndexInput extends IndexInput implements RandomAccessInput {
   private int bufferPosition;
 
   PreadIndexInput(String resourceDescription, NativeFile file, int bufferSize) {
-    this(resourceDescription, file, 0L, file.size(), bufferSize, false);
+    this(resourceDescription, file, 0L, file.size(), bufferSize, false, new PrefetchBackoff());
   }
 
   private PreadIndexInput(
@@ -64,8 +77,10 @@ final class PreadIndexInput extends IndexInput implements RandomAccessInput {
       long sliceOffset,
       long length,
       int bufferSize,
-      boolean isClone) {
+      boolean isClone,
+      PrefetchBackoff backoff) {
     super(resourceDescription);
+    this.backoff = backoff;
     this.file = file;
     this.sliceOffset = sliceOffset;
     this.length = length;
@@ -357,6 +372,51 @@ final class PreadIndexInput extends IndexInput implements RandomAccessInput {
     }
   }
 
+  // ---- prefetch ----
+
+  /**
+   * Starts reading {@code [offset, offset + length)} into the page cache without waiting. A
+   * zero-length prefetch does nothing.
+   *
+   * @throws IllegalArgumentException if the range is not within this input
+   * @throws AlreadyClosedException if the input is closed
+   */
+  @Override
+  public void prefetch(long offset, long length) throws IOException {
+    ensureOpen();
+    if (offset < 0 || length < 0 || offset > this.length - length) {
+      throw new IllegalArgumentException(
+          "prefetch out of bounds: offset="
+              + offset
+              + ",length="
+              + length
+              + ",fileLength="
+              + this.length
+              + ": "
+              + this);
+    }
+    if (length == 0 || !backoff.shouldProbe()) {
+      return;
+    }
+    long start = sliceOffset + offset;
+    long end = start + length;
+    try {
+      if (file.isCached(start) && file.isCached(end - 1)) {
+        return;
+      }
+      backoff.miss();
+      long alignedStart = start & -PAGE;
+      long alignedEnd = (end + PAGE - 1) & -PAGE;
+      file.advise(alignedStart, alignedEnd - alignedStart, Advice.WILLNEED);
+    } catch (ClosedFileException e) {
+      throw new AlreadyClosedException("Already closed: " + this, e);
+    } catch (IOException e) {
+      if (ADVICE_FAILURE_LOGGED.compareAndSet(false, true)) {
+        LOG.log(System.Logger.Level.WARNING, "prefetch advice failed (logged once; prefetch is only a hint): " + e.getMessage());
+      }
+    }
+  }
+
   // ---- clones, slices, close ----
 
   @Override
@@ -395,7 +455,8 @@ final class PreadIndexInput extends IndexInput implements RandomAccessInput {
         sliceOffset + offset,
         length,
         bufferSize,
-        true);
+        true,
+        backoff);
   }
 
   @Override

@@ -184,6 +184,18 @@ public class TestNativeFile extends LuceneTestCase {
     }
   }
 
+  public void testIsCached() throws IOException {
+    Path p = writeFile(realTempDir(), "cached", new byte[1 << 20]);
+    try (NativeFile f = NativeFile.open(p)) {
+      f.read(0, new byte[4096], 0, 4096);
+      assertTrue("a page just read is cached", f.isCached(100));
+      java.nio.channels.FileChannel.open(p, java.nio.file.StandardOpenOption.WRITE).force(true);
+      f.advise(0, 0, Advice.DONTNEED);
+      assumeFalse("DONTNEED does not drop pages on this file system", f.isCached(512 * 1024));
+      expectThrows(IllegalArgumentException.class, () -> f.isCached(-1));
+    }
+  }
+
   public void testDirectByteBufferDestination() throws IOException {
     byte[] content = new byte[5000];
     random().nextBytes(content);

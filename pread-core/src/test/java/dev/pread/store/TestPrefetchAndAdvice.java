@@ -1,0 +1,205 @@
+package dev.pread.store;
+
+import dev.pread.nativeio.Advice;
+import dev.pread.nativeio.NativeFile;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.apache.lucene.store.AlreadyClosedException;
+import org.apache.lucene.store.DataAccessHint;
+import org.apache.lucene.store.FlushInfo;
+import org.apache.lucene.store.IOContext;
+import org.apache.lucene.store.IndexInput;
+import org.apache.lucene.store.MergeInfo;
+import org.apache.lucene.store.RandomAccessInput;
+import org.apache.lucene.store.ReadAdvice;
+import org.apache.lucene.tests.util.LuceneTestCase;
+import org.apache.lucene.util.Unwrappable;
+
+/** prefetch() on every kind of input, and read advice from the IOContext. */
+public class TestPrefetchAndAdvice extends LuceneTestCase {
+
+  public void testPrefetchOnEveryKindOfInput() throws IOException {
+    try (PreadDirectory dir = new PreadDirectory(createTempDir())) {
+      long seed = random().nextLong();
+      int length = 300_000;
+      TestContent.write(dir, "f", seed, length);
+      try (IndexInput in = dir.openInput("f", IOContext.DEFAULT)) {
+        IndexInput clone = in.clone();
+        IndexInput slice = in.slice("s", 1000, 200_000);
+        RandomAccessInput ra = in.randomAccessSlice(5000, 100_000);
+        for (int i = 0; i < 200; i++) {
+          // Within the smallest of the four (the random-access slice: 100,000 bytes).
+          long off = random().nextInt(50_000);
+          int len = random().nextInt(50_000);
+          in.prefetch(off, len);
+          clone.prefetch(off, len);
+          slice.prefetch(off, len);
+          ra.prefetch(off, len);
+        }
+        // Prefetch is only a hint: reads still return the file's bytes.
+        slice.seek(8);
+        byte[] b = new byte[64];
+        slice.readBytes(b, 0, b.length);
+        assertEquals(-1, TestContent.firstMismatch(seed, 1008, b, 0, b.length));
+        assertEquals(TestContent.byteAt(seed, 5016), ra.readByte(16));
+      }
+    }
+  }
+
+  public void testPrefetchBoundsAndZeroLength() throws IOException {
+    try (PreadDirectory dir = new PreadDirectory(createTempDir())) {
+      TestContent.write(dir, "f", 1, 10_000);
+      try (IndexInput in = dir.openInput("f", IOContext.DEFAULT)) {
+        in.prefetch(10_000, 0); // zero length at the end: a no-op
+        in.prefetch(0, 10_000);
+        IllegalArgumentException e =
+            expectThrows(IllegalArgumentException.class, () -> in.prefetch(9_000, 1_001));
+        assertTrue(e.getMessage(), e.getMessage().contains("offset=9000") && e.getMessage().contains("PreadIndexInput"));
+        expectThrows(IllegalArgumentException.class, () -> in.prefetch(-1, 10));
+        expectThrows(IllegalArgumentException.class, () -> in.prefetch(0, -1));
+        expectThrows(IllegalArgumentException.class, () -> in.prefetch(Long.MAX_VALUE, 2));
+        IndexInput slice = in.slice("s", 100, 50);
+        expectThrows(IllegalArgumentException.class, () -> slice.prefetch(40, 11));
+        slice.prefetch(40, 10);
+      }
+    }
+  }
+
+  public void testPrefetchAfterCloseThrows() throws IOException {
+    try (PreadDirectory dir = new PreadDirectory(createTempDir())) {
+      TestContent.write(dir, "f", 1, 10_000);
+      IndexInput in = dir.openInput("f", IOContext.DEFAULT);
+      IndexInput clone = in.clone();
+      IndexInput slice = in.slice("s", 0, 100);
+      in.close();
+      expectThrows(AlreadyClosedException.class, () -> in.prefetch(0, 10));
+      expectThrows(AlreadyClosedException.class, () -> clone.prefetch(0, 10));
+      expectThrows(AlreadyClosedException.class, () -> slice.prefetch(0, 10));
+    }
+  }
+
+  /** An evicted range becomes cached after prefetch, without a read. */
+  public void testPrefetchBringsDataIntoThePageCache() throws IOException {
+    Path root = createTempDir();
+    try (PreadDirectory dir = new PreadDirectory(root)) {
+      TestContent.write(dir, "f", 2, 4 << 20);
+      Path real = Unwrappable.unwrapAll(root).resolve("f").toAbsolutePath();
+      forceToDisk(real); // dirty pages cannot be dropped
+      try (NativeFile probe = NativeFile.open(real);
+          IndexInput in = dir.openInput("f", IOContext.DEFAULT)) {
+        long pos = 3 << 20;
+        probe.advise(0, 0, Advice.DONTNEED);
+        assumeFalse(
+            "this file system keeps pages after POSIX_FADV_DONTNEED (tmpfs?): cannot make the file cold",
+            probe.isCached(pos));
+        in.prefetch(pos, 16384);
+        boolean cached = false;
+        for (int i = 0; i < 5000 && !cached; i++) {
+          cached = probe.isCached(pos) && probe.isCached(pos + 16383);
+          if (!cached) {
+            Thread.onSpinWait();
+            Thread.yield();
+          }
+        }
+        assertTrue("prefetched range never reached the page cache", cached);
+      }
+    }
+  }
+
+  public void testBackoffProbesOnPowersOfTwo() {
+    PrefetchBackoff b = new PrefetchBackoff();
+    List<Integer> probed = new ArrayList<>();
+    for (int i = 0; i < 100; i++) {
+      if (b.shouldProbe()) {
+        probed.add(i);
+      }
+    }
+    assertEquals(List.of(0, 1, 2, 4, 8, 16, 32, 64), probed);
+    b.miss();
+    assertTrue(b.shouldProbe());
+    assertTrue(b.shouldProbe());
+  }
+
+  public void testAdviceByContext() {
+    var f = PreadDirectory.ADVISE_BY_CONTEXT;
+    assertEquals(Optional.empty(), f.apply("x", IOContext.DEFAULT));
+    assertEquals(Optional.of(ReadAdvice.SEQUENTIAL), f.apply("x", IOContext.READONCE));
+    assertEquals(Optional.of(ReadAdvice.SEQUENTIAL), f.apply("x", IOContext.merge(new MergeInfo(1, 1, false, 1))));
+    assertEquals(Optional.of(ReadAdvice.SEQUENTIAL), f.apply("x", IOContext.flush(new FlushInfo(1, 1))));
+    assertEquals(Optional.of(ReadAdvice.SEQUENTIAL), f.apply("x", IOContext.DEFAULT.withHints(DataAccessHint.SEQUENTIAL)));
+    assertEquals(Optional.of(ReadAdvice.RANDOM), f.apply("x", IOContext.DEFAULT.withHints(DataAccessHint.RANDOM)));
+  }
+
+  public void testSetReadAdviceIsConsulted() throws IOException {
+    try (PreadDirectory dir = new PreadDirectory(createTempDir())) {
+      TestContent.write(dir, "f", 3, 1000);
+      List<String> asked = new ArrayList<>();
+      dir.setReadAdvice((name, ctx) -> {
+        asked.add(name);
+        return Optional.of(ReadAdvice.RANDOM);
+      });
+      try (IndexInput in = dir.openInput("f", IOContext.DEFAULT)) {
+        assertEquals(TestContent.word(3, 0), in.readLong());
+      }
+      assertEquals(List.of("f"), asked);
+      expectThrows(NullPointerException.class, () -> dir.setReadAdvice(null));
+    }
+  }
+
+  /**
+   * RANDOM advice turns readahead off for that input: eight cold sequential 4 KiB reads fetch far
+   * less from storage than the same reads on an input opened with the default advice.
+   */
+  public void testRandomAdviceReadsLessFromStorage() throws IOException {
+    Path io = Path.of("/proc/self/io");
+    assumeTrue("needs /proc/self/io", Files.isReadable(io));
+    Path root = createTempDir();
+    try (PreadDirectory dir = new PreadDirectory(root)) {
+      TestContent.write(dir, "f", 4, 8 << 20);
+      Path real = Unwrappable.unwrapAll(root).resolve("f").toAbsolutePath();
+      forceToDisk(real);
+      long normal = coldReadBytes(dir, real, IOContext.DEFAULT);
+      assumeTrue("no storage reads are accounted here (page cache not droppable or no block device)", normal > 0);
+      long random = coldReadBytes(dir, real, IOContext.DEFAULT.withHints(DataAccessHint.RANDOM));
+      System.out.printf("8 cold sequential 4 KiB reads fetched %d bytes with default advice, %d with RANDOM%n", normal, random);
+      assertTrue("RANDOM read " + random + " bytes, default " + normal, random * 4 <= normal);
+    }
+  }
+
+  private static long coldReadBytes(PreadDirectory dir, Path real, IOContext ctx) throws IOException {
+    try (NativeFile probe = NativeFile.open(real)) {
+      probe.advise(0, 0, Advice.DONTNEED);
+    }
+    try (IndexInput in = dir.openInput("f", ctx)) {
+      // Linux reads an isolated random read as is; readahead starts once reads look sequential.
+      long before = storageReadBytes();
+      byte[] b = new byte[4096];
+      in.seek(4 << 20);
+      for (int i = 0; i < 8; i++) {
+        in.readBytes(b, 0, b.length);
+      }
+      return storageReadBytes() - before;
+    }
+  }
+
+  /** fsync on the real path: Lucene's test file systems may turn Directory.sync into a no-op. */
+  private static void forceToDisk(Path real) throws IOException {
+    try (java.nio.channels.FileChannel ch =
+        java.nio.channels.FileChannel.open(real, java.nio.file.StandardOpenOption.WRITE)) {
+      ch.force(true);
+    }
+  }
+
+  private static long storageReadBytes() throws IOException {
+    for (String line : Files.readAllLines(Path.of("/proc/self/io"))) {
+      if (line.startsWith("read_bytes:")) {
+        return Long.parseLong(line.substring(11).trim());
+      }
+    }
+    return -1;
+  }
+}
