@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Unmatched;
 
 /**
@@ -17,17 +16,18 @@ import picocli.CommandLine.Unmatched;
     description = "Run the JMH benchmarks (arguments are JMH's; -h for JMH's help).",
     mixinStandardHelpOptions = false)
 final class JmhCommand implements Callable<Integer> {
-  @Unmatched List<String> unmatched = new ArrayList<>();
-
-  @Parameters(arity = "0..*", hidden = true)
-  List<String> args = new ArrayList<>();
+  /**
+   * Every argument, in the order given. With no options or positional parameters of its own, the
+   * command leaves all of them unmatched, so an option's value stays next to its option ({@code -f
+   * 1}); a separate positional list would have pulled the values away from their options.
+   */
+  @Unmatched List<String> args = new ArrayList<>();
 
   @Override
   public Integer call() throws Exception {
     List<String> all = new ArrayList<>();
     all.add("-jvmArgsAppend");
     all.add("--enable-native-access=ALL-UNNAMED");
-    all.addAll(unmatched);
     all.addAll(args);
     org.openjdk.jmh.Main.main(all.toArray(String[]::new));
     return 0;
