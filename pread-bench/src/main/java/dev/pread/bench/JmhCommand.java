@@ -9,7 +9,11 @@ import picocli.CommandLine.Unmatched;
 /**
  * {@code ./pread jmh [JMH options] [benchmark regex]}: runs the JMH benchmarks bundled in this jar
  * with JMH's own command line ({@code ./pread jmh -h} lists its options). Forked JVMs inherit
- * {@code --enable-native-access=ALL-UNNAMED}.
+ * {@code --enable-native-access=ALL-UNNAMED}, and on JDK 23 or newer {@code
+ * --sun-misc-unsafe-memory-access=allow}, which keeps JMH's own use of {@code sun.misc.Unsafe} from
+ * printing warnings in every fork. Each is a separate {@code -jvmArgsAppend}: JMH splits a single
+ * occurrence at spaces but takes repeated ones verbatim, so a user's own {@code -jvmArgsAppend}
+ * still works.
  */
 @Command(
     name = "jmh",
@@ -28,6 +32,10 @@ final class JmhCommand implements Callable<Integer> {
     List<String> all = new ArrayList<>();
     all.add("-jvmArgsAppend");
     all.add("--enable-native-access=ALL-UNNAMED");
+    if (Runtime.version().feature() >= 23) {
+      all.add("-jvmArgsAppend");
+      all.add("--sun-misc-unsafe-memory-access=allow");
+    }
     all.addAll(args);
     org.openjdk.jmh.Main.main(all.toArray(String[]::new));
     return 0;
