@@ -119,7 +119,7 @@ final class BenchCommand implements Callable<Integer> {
     }
     List<String> coldStrategies = strategies;
     List<String> pressureStrategies =
-        strategies.stream().filter(s -> !s.equals("fc-direct")).toList();
+        strategies.stream().filter(s -> !s.equals("filechannel-direct")).toList();
 
     long steps = (warm ? (long) warmRounds * sizes.length * warmThreads.size() * strategies.size() + 3 : 0)
         + (cold ? (long) ioR * coldStrategies.size() + 4L * delays.length : 0)

@@ -1,53 +1,64 @@
 package dev.pread.bench;
 
+import java.io.EOFException;
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 
 /**
- * The syscall baseline of BENCHMARKING.md: {@code FileChannel.read} into a per-thread direct
- * buffer, as NIOFSDirectory would without its heap copy.
+ * {@code filechannel-direct} and {@code filechannel-heap}: positional {@link
+ * FileChannel#read(ByteBuffer, long)} on one channel shared by all threads, into a per-thread
+ * direct or heap buffer. With a heap buffer the JDK reads into a temporary direct buffer of its own
+ * and copies. Every read registers the thread in the channel's internal thread set, the monitor
+ * NIOFSDirectory also pays.
+ *
+ * <p>Thread-safe: the channel is shared; each thread reads through its own {@link Reader}.
  */
 final class FileChannelStrategy implements Strategy {
   private final FileChannel channel;
+  private final boolean direct;
 
-  FileChannelStrategy(Path file) throws IOException {
-    this.channel = FileChannel.open(file);
+  FileChannelStrategy(Path path, boolean direct) throws IOException {
+    this.channel = FileChannel.open(path, StandardOpenOption.READ);
+    this.direct = direct;
   }
 
   @Override
   public String name() {
-    return "fc-direct";
+    return direct ? "filechannel-direct" : "filechannel-heap";
   }
 
   @Override
   public Reader newReader(int readSize) {
-    ByteBuffer buf = ByteBuffer.allocateDirect(readSize).order(ByteOrder.LITTLE_ENDIAN);
-    return new Reader() {
-      @Override
-      public long read(long position) throws IOException {
-        buf.clear();
-        while (buf.hasRemaining()) {
-          if (channel.read(buf, position + buf.position()) < 0) {
-            throw new java.io.EOFException("EOF at " + (position + buf.position()));
-          }
+    if (direct) {
+      ByteBuffer bb = ByteBuffer.allocateDirect(readSize);
+      return new NativeSegmentReader(MemorySegment.ofBuffer(bb)) {
+        @Override
+        void fill(long position) throws IOException {
+          readFully(bb, position);
         }
-        return Strategy.fingerprint(buf.getLong(0), buf.getLong(readSize - 8));
-      }
+      };
+    }
+    return new HeapArrayReader(readSize) {
+      private final ByteBuffer bb = ByteBuffer.wrap(buf);
 
       @Override
-      public boolean verifyFully(long position) throws IOException {
-        read(position);
-        for (int i = 0; i < readSize; i += 8) {
-          if (buf.getLong(i) != DataFile.expectedAt(position + i)) {
-            return false;
-          }
-        }
-        return true;
+      void fill(long position) throws IOException {
+        readFully(bb, position);
       }
     };
+  }
+
+  private void readFully(ByteBuffer bb, long position) throws IOException {
+    bb.clear();
+    while (bb.hasRemaining()) {
+      if (channel.read(bb, position + bb.position()) < 0) {
+        throw new EOFException("read past EOF at " + (position + bb.position()));
+      }
+    }
   }
 
   @Override

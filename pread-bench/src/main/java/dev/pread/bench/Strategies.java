@@ -14,7 +14,7 @@ import org.apache.lucene.store.ReadAdvice;
 final class Strategies {
   /** Every strategy the CLI knows, in report order. */
   static final List<String> ALL =
-      List.of("pread", "niofs", "mmap", "mmap-random", "ffi-pread", "fc-direct");
+      List.of("pread", "niofs", "mmap", "mmap-random", "ffi-pread", "filechannel-direct");
 
   private Strategies() {}
 
@@ -25,7 +25,7 @@ final class Strategies {
       case "mmap" -> "MMapDirectory IndexInput, default advice";
       case "mmap-random" -> "MMapDirectory IndexInput, RANDOM advice";
       case "ffi-pread" -> "raw FFI pread into a native buffer";
-      case "fc-direct" -> "raw FileChannel.read into a direct ByteBuffer";
+      case "filechannel-direct" -> "raw FileChannel.read into a direct ByteBuffer";
       default -> name;
     };
   }
@@ -43,7 +43,7 @@ final class Strategies {
         yield new IndexInputStrategy(name, d, file);
       }
       case "ffi-pread" -> new RawPreadStrategy(file);
-      case "fc-direct" -> new FileChannelStrategy(file);
+      case "filechannel-direct" -> new FileChannelStrategy(file, true);
       default -> throw new IllegalArgumentException("unknown strategy '" + name + "'; known: " + ALL);
     };
   }

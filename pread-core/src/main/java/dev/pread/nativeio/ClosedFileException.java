@@ -2,7 +2,10 @@ package dev.pread.nativeio;
 
 import java.nio.file.Path;
 
-/** A read was attempted on a {@link NativeFile} after {@link NativeFile#close()} began. */
+/**
+ * A call was made on a {@link NativeFile} or a {@link NativeOutputFile} after its {@code close()}
+ * began.
+ */
 public final class ClosedFileException extends IllegalStateException {
   private static final long serialVersionUID = 1L;
 

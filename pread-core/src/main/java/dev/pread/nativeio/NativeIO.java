@@ -26,12 +26,17 @@ import java.nio.file.Path;
  * The FFM bindings: the only class of this project that touches {@link Linker}. Each method is a
  * thin wrapper over one C library call; retry loops, lifetime and buffers live elsewhere.
  *
- * <p>Loading this class links the downcalls, which are restricted methods: callers check {@link
- * NativeAccess#isAvailable()} first. Thread-safe: stateless.
+ * <p>Loading this class links the read-side downcalls, which are restricted methods: callers check
+ * {@link NativeAccess#isAvailable()} first. The write-side calls ({@code open} with a mode, {@code
+ * pwrite}, {@code fallocate}, {@code ftruncate}, {@code fsync}) are linked on first use, by {@link
+ * #linkWrites()}, so that they cannot make the read path unavailable. Thread-safe: stateless.
  */
 final class NativeIO {
   // Flag values for Linux on x86_64 and aarch64 (asm-generic where the two agree).
   static final int O_RDONLY = 0;
+  static final int O_WRONLY = 01;
+  static final int O_CREAT = 0100;
+  static final int O_TRUNC = 01000;
   static final int O_CLOEXEC = 0x80000;
   /** O_DIRECT differs: 040000 on x86_64, 0200000 on aarch64. */
   static final int O_DIRECT = "aarch64".equals(System.getProperty("os.arch")) ? 0x10000 : 0x4000;
@@ -101,6 +106,32 @@ final class NativeIO {
   private static final MethodHandle STRERROR =
       downcall("strerror", FunctionDescriptor.of(ADDRESS, JAVA_INT));
 
+  /**
+   * The write-side downcalls, linked when this holder is first used. It builds its handles through
+   * {@link #downcallCapturingErrno} and {@link #downcallVariadicCapturingErrno}, so {@link Linker}
+   * is still touched only by {@code NativeIO}'s own methods.
+   */
+  private static final class WriteCalls {
+    /** {@code int open(const char *path, int flags, ...)}: the mode is the first variadic argument. */
+    static final MethodHandle OPEN_WITH_MODE =
+        downcallVariadicCapturingErrno(
+            "open", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT), 2);
+    static final MethodHandle PWRITE =
+        downcallCapturingErrno(
+            "pwrite", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG));
+    static final MethodHandle FALLOCATE =
+        downcallCapturingErrno(
+            "fallocate", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG));
+    static final MethodHandle FTRUNCATE =
+        downcallCapturingErrno("ftruncate", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG));
+    static final MethodHandle FSYNC =
+        downcallCapturingErrno("fsync", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+
+    private WriteCalls() {}
+
+    static void link() {}
+  }
+
   /** Paths are passed to the kernel in the JVM's file-name encoding. */
   private static final Charset PATH_CHARSET = pathCharset();
 
@@ -114,6 +145,16 @@ final class NativeIO {
     return LINKER.downcallHandle(symbol, descriptor, options);
   }
 
+  private static MethodHandle downcallCapturingErrno(String name, FunctionDescriptor descriptor) {
+    return downcall(name, descriptor, CAPTURE_ERRNO);
+  }
+
+  private static MethodHandle downcallVariadicCapturingErrno(
+      String name, FunctionDescriptor descriptor, int firstVariadicArg) {
+    return downcall(
+        name, descriptor, Linker.Option.firstVariadicArg(firstVariadicArg), CAPTURE_ERRNO);
+  }
+
   private static Charset pathCharset() {
     String name = System.getProperty("sun.jnu.encoding");
     try {
@@ -125,6 +166,15 @@ final class NativeIO {
 
   /** Forces linking, so that a missing symbol surfaces in {@link NativeAccess}'s check. */
   static void link() {}
+
+  /**
+   * Links the write-side calls now.
+   *
+   * @throws LinkageError if the C library lacks one of them (or native access is refused)
+   */
+  static void linkWrites() {
+    WriteCalls.link();
+  }
 
   /** Allocates an errno capture segment in {@code arena}. */
   static MemorySegment allocateCapture(Arena arena) {
@@ -153,15 +203,8 @@ final class NativeIO {
           return fd;
         }
         int errno = errno(capture);
-        if (errno == Errno.EINTR) {
-          continue;
-        }
-        String reason = "open failed: " + NativeIOException.describe(errno);
-        switch (errno) {
-          case Errno.ENOENT -> throw new NoSuchFileException(path.toString(), null, reason);
-          case Errno.EACCES, Errno.EPERM ->
-              throw new AccessDeniedException(path.toString(), null, reason);
-          default -> throw new NativeIOException(path, "open", NativeIOException.NO_OFFSET, -1, errno);
+        if (errno != Errno.EINTR) {
+          throw openFailure(path, errno);
         }
       }
     } catch (IOException | RuntimeException | Error e) {
@@ -169,6 +212,44 @@ final class NativeIO {
     } catch (Throwable t) {
       throw new AssertionError(t);
     }
+  }
+
+  /**
+   * {@code open(path, flags, mode)}, retried on EINTR: the form that may create the file ({@code
+   * O_CREAT}). Linked on first use (see {@link #linkWrites()}).
+   *
+   * @return the file descriptor
+   * @throws NoSuchFileException on ENOENT, {@link AccessDeniedException} on EACCES/EPERM, {@link
+   *     NativeIOException} otherwise; each names the path and errno
+   */
+  static int openWithMode(Path path, int flags, int mode) throws IOException {
+    try (Arena arena = Arena.ofConfined()) {
+      MemorySegment capture = allocateCapture(arena);
+      MemorySegment cPath = cString(arena, path);
+      while (true) {
+        int fd = (int) WriteCalls.OPEN_WITH_MODE.invokeExact(capture, cPath, flags, mode);
+        if (fd >= 0) {
+          return fd;
+        }
+        int errno = errno(capture);
+        if (errno != Errno.EINTR) {
+          throw openFailure(path, errno);
+        }
+      }
+    } catch (IOException | RuntimeException | Error e) {
+      throw e;
+    } catch (Throwable t) {
+      throw new AssertionError(t);
+    }
+  }
+
+  private static IOException openFailure(Path path, int errno) {
+    String reason = "open failed: " + NativeIOException.describe(errno);
+    return switch (errno) {
+      case Errno.ENOENT -> new NoSuchFileException(path.toString(), null, reason);
+      case Errno.EACCES, Errno.EPERM -> new AccessDeniedException(path.toString(), null, reason);
+      default -> new NativeIOException(path, "open", NativeIOException.NO_OFFSET, -1, errno);
+    };
   }
 
   private static MemorySegment cString(Arena arena, Path path) throws FileSystemException {
@@ -274,6 +355,63 @@ final class NativeIO {
     try {
       long n = (long) PREADV2.invokeExact(capture, fd, iov, 1, offset, flags);
       return n >= 0 ? n : -errno(capture);
+    } catch (Throwable t) {
+      throw new AssertionError(t);
+    }
+  }
+
+  /**
+   * One {@code pwrite(fd, buf, count, offset)} call, not retried.
+   *
+   * @param capture an errno capture segment of at least {@link #CAPTURE_SIZE} bytes
+   * @return the number of bytes written, or {@code -errno} on failure
+   */
+  static long pwrite(MemorySegment capture, int fd, MemorySegment buf, long count, long offset) {
+    try {
+      long n = (long) WriteCalls.PWRITE.invokeExact(capture, fd, buf, count, offset);
+      return n >= 0 ? n : -errno(capture);
+    } catch (Throwable t) {
+      throw new AssertionError(t);
+    }
+  }
+
+  /**
+   * One {@code fallocate(fd, mode, offset, length)} call, not retried.
+   *
+   * @return 0, or the errno it failed with
+   */
+  static int fallocate(MemorySegment capture, int fd, int mode, long offset, long length) {
+    try {
+      int rc = (int) WriteCalls.FALLOCATE.invokeExact(capture, fd, mode, offset, length);
+      return rc == 0 ? 0 : errno(capture);
+    } catch (Throwable t) {
+      throw new AssertionError(t);
+    }
+  }
+
+  /**
+   * One {@code ftruncate(fd, length)} call, not retried.
+   *
+   * @return 0, or the errno it failed with
+   */
+  static int ftruncate(MemorySegment capture, int fd, long length) {
+    try {
+      int rc = (int) WriteCalls.FTRUNCATE.invokeExact(capture, fd, length);
+      return rc == 0 ? 0 : errno(capture);
+    } catch (Throwable t) {
+      throw new AssertionError(t);
+    }
+  }
+
+  /**
+   * One {@code fsync(fd)} call, not retried.
+   *
+   * @return 0, or the errno it failed with
+   */
+  static int fsync(MemorySegment capture, int fd) {
+    try {
+      int rc = (int) WriteCalls.FSYNC.invokeExact(capture, fd);
+      return rc == 0 ? 0 : errno(capture);
     } catch (Throwable t) {
       throw new AssertionError(t);
     }

@@ -16,6 +16,9 @@ import java.util.concurrent.locks.LockSupport;
  * the cell it incremented, so a cell never holds a negative count and a sum of zero really means
  * no reader is inside.
  *
+ * <p>{@link NativeOutputFile} guards its writes with the same protocol: "reader" here means any
+ * call that uses the descriptor.
+ *
  * <p>Thread-safe.
  */
 final class ReadGuard {

@@ -1,0 +1,71 @@
+package dev.pread.bench;
+
+import dev.pread.store.PreadDirectory;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import org.apache.lucene.store.MMapDirectory;
+import org.apache.lucene.store.NIOFSDirectory;
+import org.apache.lucene.store.NoLockFactory;
+import org.apache.lucene.store.ReadAdvice;
+
+/**
+ * The read strategies of the JMH suite, by the names its {@code strategy} parameter takes. A
+ * strategy that would silently measure something else (PreadDirectory on its NIOFS fallback,
+ * MMapDirectory without madvise) refuses to open instead.
+ *
+ * <p>Thread-safe: stateless.
+ */
+final class ReadStrategies {
+  static final List<String> NAMES =
+      List.of(
+          "mmap",
+          "ffi-pread",
+          "filechannel-direct",
+          "filechannel-heap",
+          "ffi-pread-odirect",
+          "dir-pread",
+          "dir-niofs",
+          "dir-mmap",
+          "dir-mmap-random");
+
+  private ReadStrategies() {}
+
+  /** Opens {@code file} with the strategy called {@code name}. */
+  static Strategy open(String name, Path file) throws IOException {
+    Path folder = file.toAbsolutePath().getParent();
+    return switch (name) {
+      case "mmap" -> new MappedSegmentStrategy(file);
+      case "ffi-pread" -> new RawPreadStrategy(file);
+      case "filechannel-direct" -> new FileChannelStrategy(file, true);
+      case "filechannel-heap" -> new FileChannelStrategy(file, false);
+      case "ffi-pread-odirect" -> new DirectPreadStrategy(file);
+      case "dir-pread" -> {
+        PreadDirectory d = new PreadDirectory(folder, NoLockFactory.INSTANCE);
+        if (!d.isNativePread()) {
+          d.close();
+          throw new IllegalStateException(
+              "dir-pread would measure the NIOFS fallback: "
+                  + PreadDirectory.nativeUnavailableReason().orElse("native pread is off"));
+        }
+        yield new IndexInputStrategy(name, d, file);
+      }
+      case "dir-niofs" ->
+          new IndexInputStrategy(name, new NIOFSDirectory(folder, NoLockFactory.INSTANCE), file);
+      case "dir-mmap" ->
+          new IndexInputStrategy(name, new MMapDirectory(folder, NoLockFactory.INSTANCE), file);
+      case "dir-mmap-random" -> {
+        if (!MMapDirectory.supportsMadvise()) {
+          throw new IllegalStateException(
+              "dir-mmap-random needs madvise (Linux/macOS, native access enabled for Lucene)");
+        }
+        MMapDirectory d = new MMapDirectory(folder, NoLockFactory.INSTANCE);
+        d.setReadAdvice((fileName, context) -> Optional.of(ReadAdvice.RANDOM));
+        yield new IndexInputStrategy(name, d, file);
+      }
+      default ->
+          throw new IllegalArgumentException("unknown strategy '" + name + "'; one of " + NAMES);
+    };
+  }
+}
