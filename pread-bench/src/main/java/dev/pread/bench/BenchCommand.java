@@ -86,6 +86,9 @@ final class BenchCommand implements Callable<Integer> {
     int warmRounds = rounds != null ? rounds : full ? 15 : 9;
     int ioR = ioRounds != null ? ioRounds : full ? 5 : 3;
     int[] distances = full ? new int[] {0, 1, 2, 4, 8, 16, 32, 64} : new int[] {0, 1, 4, 16, 64};
+    int[] batches = full ? new int[] {1, 2, 4, 8, 16, 32, 64} : new int[] {1, 4, 16, 64};
+    int batchRounds = full ? ioR : 2;
+    List<String> batchStrategies = List.of("pread", "mmap-random", "niofs");
     long[] delays = full ? new long[] {0, 50, 100, 200, 500} : new long[] {0, 200};
     for (String s : strategies) {
       if (!Strategies.ALL.contains(s)) {
@@ -121,18 +124,28 @@ final class BenchCommand implements Callable<Integer> {
     List<String> pressureStrategies =
         strategies.stream().filter(s -> !s.equals("filechannel-direct")).toList();
 
-    long steps = (warm ? (long) warmRounds * sizes.length * warmThreads.size() * strategies.size() + 3 : 0)
-        + (cold ? (long) ioR * coldStrategies.size() + 4L * delays.length : 0)
-        + (pressure ? (long) ioR * pressureStrategies.size() + distances.length : 0);
+    long batchCells = (long) batchRounds * batches.length * batchStrategies.size();
+    long steps = (warm ? (long) warmRounds * sizes.length * warmThreads.size() * strategies.size() + 3 + 5 * 4 : 0)
+        + (cold ? (long) ioR * coldStrategies.size() + 4L * delays.length + batchCells : 0)
+        + (pressure ? (long) ioR * pressureStrategies.size() + distances.length + batchCells : 0);
     try (ProgressBar pb = new ProgressBarBuilder().setTaskName("bench").setInitialMax(steps)
         .setStyle(ProgressBarStyle.ASCII).continuousUpdate().setUpdateIntervalMillis(250).build()) {
       if (warm) {
         runWarm(r, file, size, sizes, warmThreads, warmRounds, pb);
         runReference(r, file, size, pb);
+        pb.setExtraMessage("warm: cost of prefetching cached data");
+        DataFile.warm(file);
+        Results.runBatches(r, "warm", file, size, bufferSize, List.of("pread", "mmap-random"), new int[] {16},
+            new boolean[] {false, true}, 5, 250, () -> {}, pb::step);
       }
       if (cold) {
         runCold(r, file, size, coldStrategies, ioR, pb);
         runLatency(r, file, size, delays, pb);
+        Results.runBatches(r, "cold", file, size, bufferSize, batchStrategies, batches, new boolean[] {true},
+            batchRounds, 1000, () -> CacheControl.evict(file), () -> {
+              pb.setExtraMessage("cold batched prefetch");
+              pb.step();
+            });
       }
       if (pressure) {
         runPressure(r, file, size, pressureStrategies, ioR, distances, pb);
@@ -262,6 +275,10 @@ final class BenchCommand implements Callable<Integer> {
     spec.threads = full ? new int[] {1, 2} : new int[] {1};
     spec.distances = distances;
     spec.distanceSeconds = ioSeconds;
+    spec.batchStrategies = List.of("pread", "mmap-random", "niofs").toArray(String[]::new);
+    spec.batches = full ? new int[] {1, 2, 4, 8, 16, 32, 64} : new int[] {1, 4, 16, 64};
+    spec.batchRounds = full ? ioR : 2;
+    spec.batchSeconds = 1.0;
     Path tmp = Files.createTempDirectory("pread-bench-worker");
     Path specFile = tmp.resolve("spec.json");
     Path outFile = tmp.resolve("out.json");
@@ -282,7 +299,7 @@ final class BenchCommand implements Callable<Integer> {
         List<String> log = new ArrayList<>();
         while ((line = in.readLine()) != null) {
           log.add(line);
-          if (line.startsWith("pressure ") || line.startsWith("prefetch distance")) {
+          if (line.startsWith("pressure ") || line.startsWith("prefetch distance") || line.startsWith("batch cell")) {
             pb.setExtraMessage(line);
             pb.step();
           }
@@ -299,6 +316,7 @@ final class BenchCommand implements Callable<Integer> {
     Results w = gson.fromJson(Files.readString(outFile), Results.class);
     r.cells.addAll(w.cells);
     r.prefetchDistance.addAll(w.prefetchDistance);
+    r.batchPrefetch.addAll(w.batchPrefetch);
     Files.deleteIfExists(specFile);
     Files.deleteIfExists(outFile);
     Files.deleteIfExists(tmp);

@@ -41,6 +41,11 @@ final class IndexInputStrategy implements Strategy {
       }
 
       @Override
+      public void prefetch(long position) throws IOException {
+        clone.prefetch(position, readSize);
+      }
+
+      @Override
       public boolean verifyFully(long position) throws IOException {
         read(position);
         for (int i = 0; i < readSize; i += 8) {

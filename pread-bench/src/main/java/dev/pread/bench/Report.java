@@ -58,6 +58,7 @@ final class Report {
       }
       md.append('\n');
     }
+    md.append(batchTables(r));
     if (!r.prefetchDistance.isEmpty()) {
       md.append("### Prefetch distance (pressure; random 8 KiB preads, posix_fadvise(WILLNEED) D reads ahead, 1 thread)\n\n"
           + "| D | reads/s | vs D=0 | p50 latency (us, bucket bound) | p99 latency (us) |\n|---:|---:|---:|---:|---:|\n");
@@ -69,6 +70,56 @@ final class Report {
       md.append('\n');
     }
     return md.toString();
+  }
+
+  private static String batchTables(Results r) {
+    StringBuilder sb = new StringBuilder();
+    List<String> regimes = r.batchPrefetch.stream().map(b -> b.regime).distinct().toList();
+    for (String regime : regimes) {
+      List<Results.Batch> mine = r.batchPrefetch.stream().filter(b -> b.regime.equals(regime)).toList();
+      List<String> strategies = mine.stream().map(b -> b.strategy).distinct().toList();
+      int rounds = mine.get(0).rounds.length;
+      boolean cost = mine.stream().anyMatch(b -> !b.prefetch);
+      if (cost) {
+        sb.append(String.format(Locale.ROOT, "### %s: cost of prefetching cached data (random 16 KiB reads, batches of %d, 1 thread, median of %d rounds)%n%n",
+            regime, mine.get(0).batch, rounds));
+        sb.append("| strategy | without prefetch (reads/s) | with prefetch | with / without |\n|---|---:|---:|---:|\n");
+        for (String s : strategies) {
+          Results.Batch off = r.batch(regime, s, mine.get(0).batch, false);
+          Results.Batch on = r.batch(regime, s, mine.get(0).batch, true);
+          sb.append(String.format(Locale.ROOT, "| %s | %s | %s | %s |%n", s, Format.rate(BenchCommand.median(off.rounds)),
+              Format.rate(BenchCommand.median(on.rounds)), Format.ratio(BenchCommand.pairedRatio(on.rounds, off.rounds))));
+        }
+        sb.append('\n');
+        continue;
+      }
+      List<Integer> batches = mine.stream().map(b -> b.batch).distinct().toList();
+      sb.append(String.format(Locale.ROOT, "### %s: batched prefetch (random 16 KiB reads, 1 thread; prefetch B blocks, then read them; median of %d rounds)%n%n",
+          regime, rounds));
+      sb.append("| B |");
+      for (String s : strategies) {
+        sb.append(' ').append(s).append(" | vs B=1 |");
+      }
+      boolean both = strategies.contains("pread") && strategies.contains("mmap-random");
+      if (both) sb.append(" pread vs mmap-random |");
+      sb.append("\n|---:|").append("---:|---:|".repeat(strategies.size())).append(both ? "---:|" : "").append('\n');
+      for (int b : batches) {
+        sb.append("| ").append(b).append(" |");
+        for (String s : strategies) {
+          Results.Batch x = r.batch(regime, s, b, true);
+          Results.Batch one = r.batch(regime, s, batches.get(0), true);
+          sb.append(' ').append(Format.rate(BenchCommand.median(x.rounds))).append(" | ")
+              .append(Format.ratio(BenchCommand.median(x.rounds) / BenchCommand.median(one.rounds))).append(" |");
+        }
+        if (both) {
+          sb.append(' ').append(Format.ratio(BenchCommand.pairedRatio(r.batch(regime, "pread", b, true).rounds,
+              r.batch(regime, "mmap-random", b, true).rounds))).append(" |");
+        }
+        sb.append('\n');
+      }
+      sb.append('\n');
+    }
+    return sb.toString();
   }
 
   private static String randomReadTables(Results r) {

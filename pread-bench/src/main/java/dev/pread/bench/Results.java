@@ -33,16 +33,81 @@ final class Results {
     }
   }
 
+  /** Batched prefetch: reads/s per round for one strategy, batch size and prefetch on/off. */
+  static final class Batch {
+    String regime;
+    String strategy;
+    int readSize;
+    int batch;
+    boolean prefetch;
+    double[] rounds;
+
+    Batch(String regime, String strategy, int readSize, int batch, boolean prefetch, int rounds) {
+      this.regime = regime;
+      this.strategy = strategy;
+      this.readSize = readSize;
+      this.batch = batch;
+      this.prefetch = prefetch;
+      this.rounds = new double[rounds];
+    }
+  }
+
   String date;
   String command;
   Map<String, String> machine = new LinkedHashMap<>();
   Map<String, String> regimes = new LinkedHashMap<>();
   long fileSize;
   List<Cell> cells = new ArrayList<>();
+  List<Batch> batchPrefetch = new ArrayList<>();
   List<PrefetchDistanceRun.Result> prefetchDistance = new ArrayList<>();
   List<PrefetchLatencyRun.Result> prefetchLatency = new ArrayList<>();
   Map<String, Double> reference = new LinkedHashMap<>();
   List<String> skipped = new ArrayList<>();
+
+  Batch batch(String regime, String strategy, int batch, boolean prefetch) {
+    for (Batch b : batchPrefetch) {
+      if (b.regime.equals(regime) && b.strategy.equals(strategy) && b.batch == batch && b.prefetch == prefetch) {
+        return b;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Runs batched-prefetch cells in rotated rounds: for each round, batch size and strategy,
+   * {@code before} runs (e.g. an eviction), then a fresh strategy reads for {@code millis}.
+   */
+  static void runBatches(Results r, String regime, java.nio.file.Path file, long fileSize, int bufferSize,
+      List<String> strategies, int[] batches, boolean[] prefetchModes, int rounds, long millis,
+      IoStep before, Runnable step) throws Exception {
+    for (String s : strategies) {
+      for (int b : batches) {
+        for (boolean p : prefetchModes) {
+          r.batchPrefetch.add(new Batch(regime, s, 16384, b, p, rounds));
+        }
+      }
+    }
+    for (int round = 0; round < rounds; round++) {
+      for (int b : batches) {
+        for (boolean p : prefetchModes) {
+          for (int k = 0; k < strategies.size(); k++) {
+            String s = strategies.get((k + round) % strategies.size());
+            before.run();
+            try (Strategy strategy = Strategies.open(s, file, bufferSize)) {
+              r.batch(regime, s, b, p).rounds[round] =
+                  BatchPrefetchRun.run(strategy, 16384, fileSize, b, p, millis, 17L * round + b);
+            }
+            step.run();
+          }
+        }
+      }
+    }
+  }
+
+  /** An action that may fail with an I/O error. */
+  interface IoStep {
+    void run() throws java.io.IOException;
+  }
 
   Cell cell(String regime, String strategy, int readSize, int threads) {
     for (Cell c : cells) {

@@ -21,6 +21,9 @@ interface Strategy extends Closeable {
      */
     long read(long position) throws IOException;
 
+    /** Hints that {@code readSize} bytes at {@code position} will be read soon; default: nothing. */
+    default void prefetch(long position) throws IOException {}
+
     /** Reads at {@code position} and compares every byte with the file's content. */
     boolean verifyFully(long position) throws IOException;
 

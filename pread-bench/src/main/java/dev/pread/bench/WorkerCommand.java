@@ -25,6 +25,10 @@ final class WorkerCommand implements Callable<Integer> {
     int[] readSizes;
     int[] threads;
     int[] distances;
+    String[] batchStrategies;
+    int[] batches;
+    int batchRounds;
+    double batchSeconds;
     double distanceSeconds;
   }
 
@@ -66,6 +70,11 @@ final class WorkerCommand implements Callable<Integer> {
           }
         }
       }
+    }
+    if (spec.batches != null && spec.batches.length > 0) {
+      Results.runBatches(r, "pressure", file, spec.fileSize, spec.bufferSize, java.util.List.of(spec.batchStrategies),
+          spec.batches, new boolean[] {true}, spec.batchRounds, (long) (spec.batchSeconds * 1000),
+          () -> CacheControl.evict(file), () -> System.out.println("batch cell done"));
     }
     for (int d : spec.distances) {
       CacheControl.evict(file);
