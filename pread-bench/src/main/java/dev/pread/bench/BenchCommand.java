@@ -50,8 +50,8 @@ final class BenchCommand implements Callable<Integer> {
   @Option(names = "--threads", split = ",", description = "Warm thread counts (default: 1,2; 1,2,4,8 with --full).")
   List<Integer> threads;
 
-  @Option(names = "--strategies", split = ",", description = "Strategies (default: all: ${DEFAULT-VALUE}).")
-  List<String> strategies = Strategies.ALL;
+  @Option(names = "--strategies", split = ",", description = "Strategies (default: ${DEFAULT-VALUE}; also filechannel-heap, mmap, ffi-pread-odirect).")
+  List<String> strategies = ReadStrategies.CLI_DEFAULT;
 
   @Option(names = "--rounds", description = "Warm rounds (default: 9; 15 with --full).")
   Integer rounds;
@@ -88,12 +88,12 @@ final class BenchCommand implements Callable<Integer> {
     int[] distances = full ? new int[] {0, 1, 2, 4, 8, 16, 32, 64} : new int[] {0, 1, 4, 16, 64};
     int[] batches = full ? new int[] {1, 2, 4, 8, 16, 32, 64} : new int[] {1, 4, 16, 64};
     int batchRounds = full ? ioR : 2;
-    List<String> batchStrategies = List.of("pread", "mmap-random", "niofs");
+    List<String> batchStrategies = List.of("dir-pread", "dir-mmap-random", "dir-niofs");
     long[] delays = full ? new long[] {0, 50, 100, 200, 500} : new long[] {0, 200};
     for (String s : strategies) {
-      if (!Strategies.ALL.contains(s)) {
+      if (!ReadStrategies.NAMES.contains(s)) {
         throw new picocli.CommandLine.ParameterException(
-            new picocli.CommandLine(this), "unknown strategy '" + s + "'; known: " + Strategies.ALL);
+            new picocli.CommandLine(this), "unknown strategy '" + s + "'; known: " + ReadStrategies.NAMES);
       }
     }
     Path file = dir.resolve("random-read-" + Format.bytes(size).replace(" ", "") + ".dat");
@@ -122,7 +122,7 @@ final class BenchCommand implements Callable<Integer> {
     }
     List<String> coldStrategies = strategies;
     List<String> pressureStrategies =
-        strategies.stream().filter(s -> !s.equals("filechannel-direct")).toList();
+        strategies.stream().filter(s -> !s.startsWith("filechannel")).toList();
 
     long batchCells = (long) batchRounds * batches.length * batchStrategies.size();
     long steps = (warm ? (long) warmRounds * sizes.length * warmThreads.size() * strategies.size() + 3 + 5 * 4 : 0)
@@ -135,7 +135,7 @@ final class BenchCommand implements Callable<Integer> {
         runReference(r, file, size, pb);
         pb.setExtraMessage("warm: cost of prefetching cached data");
         DataFile.warm(file);
-        Results.runBatches(r, "warm", file, size, bufferSize, List.of("pread", "mmap-random"), new int[] {16},
+        Results.runBatches(r, "warm", file, size, bufferSize, List.of("dir-pread", "dir-mmap-random"), new int[] {16},
             new boolean[] {false, true}, 5, 250, () -> {}, pb::step);
       }
       if (cold) {
@@ -177,7 +177,7 @@ final class BenchCommand implements Callable<Integer> {
     List<Strategy> opened = new ArrayList<>();
     try {
       for (String s : strategies) {
-        opened.add(Strategies.open(s, file, bufferSize));
+        opened.add(ReadStrategies.open(s, file, bufferSize));
       }
       for (int round = 0; round < warmRounds; round++) {
         DataFile.warm(file);
@@ -209,7 +209,7 @@ final class BenchCommand implements Callable<Integer> {
       r.reference.put("page-cache copy: 1 MiB preads, warm, " + threadsHere + " threads (MB/s)", rps * (1 << 20) / 1e6);
     }
     pb.step();
-    try (Strategy s = new RawPreadStrategy(file, true)) {
+    try (Strategy s = new DirectPreadStrategy(file)) {
       pb.setExtraMessage("reference: device, O_DIRECT queue depth 1");
       double qd1 = RandomReadRun.run(s, 1, IO_READ_SIZE, size, 200, 1500, 12);
       r.reference.put("device: O_DIRECT random 16 KiB, 1 thread (queue depth 1), reads/s", qd1);
@@ -240,7 +240,7 @@ final class BenchCommand implements Callable<Integer> {
         Results.Cell cell = r.cell("cold", name, IO_READ_SIZE, 1);
         CacheControl.evict(file);
         ProcStats before = ProcStats.now();
-        try (Strategy s = Strategies.open(name, file, bufferSize)) {
+        try (Strategy s = ReadStrategies.open(name, file, bufferSize)) {
           cell.rounds[round] = RandomReadRun.run(s, 1, IO_READ_SIZE, size, 0, (long) (ioSeconds * 1000), round * 31L + k);
         }
         ProcStats d = ProcStats.now().minus(before);
@@ -253,7 +253,7 @@ final class BenchCommand implements Callable<Integer> {
 
   private void runLatency(Results r, Path file, long size, long[] delays, ProgressBar pb) throws Exception {
     for (long delay : delays) {
-      for (String s : List.of("pread", "pread+prefetch", "mmap", "mmap+prefetch")) {
+      for (String s : List.of("ffi-pread", "ffi-pread+prefetch", "dir-mmap", "dir-mmap+prefetch")) {
         pb.setExtraMessage("cold prefetch latency " + s + " work=" + delay + "us");
         r.prefetchLatency.add(PrefetchLatencyRun.run(s, file, size, delay, 64, 99 + delay));
         pb.step();
@@ -275,7 +275,7 @@ final class BenchCommand implements Callable<Integer> {
     spec.threads = full ? new int[] {1, 2} : new int[] {1};
     spec.distances = distances;
     spec.distanceSeconds = ioSeconds;
-    spec.batchStrategies = List.of("pread", "mmap-random", "niofs").toArray(String[]::new);
+    spec.batchStrategies = List.of("dir-pread", "dir-mmap-random", "dir-niofs").toArray(String[]::new);
     spec.batches = full ? new int[] {1, 2, 4, 8, 16, 32, 64} : new int[] {1, 4, 16, 64};
     spec.batchRounds = full ? ioR : 2;
     spec.batchSeconds = 1.0;
@@ -323,7 +323,7 @@ final class BenchCommand implements Callable<Integer> {
     r.regimes.put("pressure", String.format(Locale.ROOT,
         "a child JVM (heap %s, SerialGC) in %s, reading the %s file: the limit covers heap, native memory and"
             + " page cache; the group hit its limit %d times, peak charge %s; the file is evicted before every"
-            + " cell; 1 thread, random 16 KiB reads, %.1f s per cell, %d rounds; ratios against mmap-random",
+            + " cell; 1 thread, random 16 KiB reads, %.1f s per cell, %d rounds; ratios against dir-mmap-random",
         pressureHeap, where, Format.bytes(size), hits, peak < 0 ? "?" : Format.bytes(peak - peak % (1 << 20)),
         ioSeconds, ioR));
   }

@@ -44,7 +44,9 @@ final class PrefetchLatencyRun {
       order[j] = t;
     }
     CacheControl.evict(file);
-    boolean mmap = strategy.startsWith("mmap");
+    // "ffi-pread[+prefetch]": NativeFile with posix_fadvise(WILLNEED);
+    // "dir-mmap[+prefetch]": MMapDirectory's input with its madvise prefetch.
+    boolean mmap = strategy.startsWith("dir-mmap");
     boolean prefetch = strategy.endsWith("+prefetch");
     try (MMapDirectory dir = new MMapDirectory(file.toAbsolutePath().getParent(), NoLockFactory.INSTANCE);
         IndexInput mapped = mmap ? dir.openInput(file.getFileName().toString(), IOContext.DEFAULT) : null;

@@ -9,8 +9,7 @@ import java.nio.file.Path;
 
 /**
  * The floor of the pread approach: {@code pread(2)} through FFM straight into a per-thread native
- * buffer, with no Lucene input, no heap copy and no bounce buffer. With {@code O_DIRECT} it
- * measures the device itself.
+ * buffer, with no Lucene input, no heap copy and no bounce buffer.
  */
 final class RawPreadStrategy implements Strategy {
   private static final ValueLayout.OfLong LE_LONG =
@@ -19,17 +18,12 @@ final class RawPreadStrategy implements Strategy {
   private final NativeFile file;
 
   RawPreadStrategy(Path path) throws IOException {
-    this(path, false);
-  }
-
-  /** With {@code direct}, reads bypass the page cache ({@code O_DIRECT}; buffers are 4 KiB aligned). */
-  RawPreadStrategy(Path path, boolean direct) throws IOException {
-    this.file = direct ? NativeFile.openDirect(path.toAbsolutePath()) : NativeFile.open(path.toAbsolutePath());
+    this.file = NativeFile.open(path.toAbsolutePath());
   }
 
   @Override
   public String name() {
-    return file.isDirect() ? "odirect-pread" : "ffi-pread";
+    return "ffi-pread";
   }
 
   @Override

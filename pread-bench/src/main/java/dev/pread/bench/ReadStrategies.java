@@ -32,8 +32,17 @@ final class ReadStrategies {
 
   private ReadStrategies() {}
 
+  /** The strategies {@code ./pread bench} compares by default, in report order. */
+  static final List<String> CLI_DEFAULT =
+      List.of("dir-pread", "dir-niofs", "dir-mmap", "dir-mmap-random", "ffi-pread", "filechannel-direct");
+
   /** Opens {@code file} with the strategy called {@code name}. */
   static Strategy open(String name, Path file) throws IOException {
+    return open(name, file, PreadDirectory.DEFAULT_BUFFER_SIZE);
+  }
+
+  /** Opens {@code file} with the strategy called {@code name}; {@code bufferSize} is PreadDirectory's. */
+  static Strategy open(String name, Path file, int bufferSize) throws IOException {
     Path folder = file.toAbsolutePath().getParent();
     return switch (name) {
       case "mmap" -> new MappedSegmentStrategy(file);
@@ -42,7 +51,7 @@ final class ReadStrategies {
       case "filechannel-heap" -> new FileChannelStrategy(file, false);
       case "ffi-pread-odirect" -> new DirectPreadStrategy(file);
       case "dir-pread" -> {
-        PreadDirectory d = new PreadDirectory(folder, NoLockFactory.INSTANCE);
+        PreadDirectory d = new PreadDirectory(folder, NoLockFactory.INSTANCE, bufferSize);
         if (!d.isNativePread()) {
           d.close();
           throw new IllegalStateException(

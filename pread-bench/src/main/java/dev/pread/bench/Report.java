@@ -22,7 +22,7 @@ final class Report {
 
   /** The baseline each regime's ratios are taken against (BENCHMARKING.md rule 4). */
   static String baseline(String regime) {
-    return regime.equals("pressure") ? "mmap-random" : "niofs";
+    return regime.equals("pressure") ? "dir-mmap-random" : "dir-niofs";
   }
 
   static String markdown(Results r) {
@@ -100,8 +100,8 @@ final class Report {
       for (String s : strategies) {
         sb.append(' ').append(s).append(" | vs B=1 |");
       }
-      boolean both = strategies.contains("pread") && strategies.contains("mmap-random");
-      if (both) sb.append(" pread vs mmap-random |");
+      boolean both = strategies.contains("dir-pread") && strategies.contains("dir-mmap-random");
+      if (both) sb.append(" dir-pread vs dir-mmap-random |");
       sb.append("\n|---:|").append("---:|---:|".repeat(strategies.size())).append(both ? "---:|" : "").append('\n');
       for (int b : batches) {
         sb.append("| ").append(b).append(" |");
@@ -112,8 +112,8 @@ final class Report {
               .append(Format.ratio(BenchCommand.median(x.rounds) / BenchCommand.median(one.rounds))).append(" |");
         }
         if (both) {
-          sb.append(' ').append(Format.ratio(BenchCommand.pairedRatio(r.batch(regime, "pread", b, true).rounds,
-              r.batch(regime, "mmap-random", b, true).rounds))).append(" |");
+          sb.append(' ').append(Format.ratio(BenchCommand.pairedRatio(r.batch(regime, "dir-pread", b, true).rounds,
+              r.batch(regime, "dir-mmap-random", b, true).rounds))).append(" |");
         }
         sb.append('\n');
       }

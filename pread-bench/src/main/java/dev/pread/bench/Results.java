@@ -93,7 +93,7 @@ final class Results {
           for (int k = 0; k < strategies.size(); k++) {
             String s = strategies.get((k + round) % strategies.size());
             before.run();
-            try (Strategy strategy = Strategies.open(s, file, bufferSize)) {
+            try (Strategy strategy = ReadStrategies.open(s, file, bufferSize)) {
               r.batch(regime, s, b, p).rounds[round] =
                   BatchPrefetchRun.run(strategy, 16384, fileSize, b, p, millis, 17L * round + b);
             }

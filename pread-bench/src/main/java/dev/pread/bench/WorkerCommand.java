@@ -59,7 +59,7 @@ final class WorkerCommand implements Callable<Integer> {
             Results.Cell cell = r.cell("pressure", s, rs, t);
             CacheControl.evict(file);
             ProcStats before = ProcStats.now();
-            try (Strategy strategy = Strategies.open(s, file, spec.bufferSize)) {
+            try (Strategy strategy = ReadStrategies.open(s, file, spec.bufferSize)) {
               cell.rounds[round] =
                   RandomReadRun.run(strategy, t, rs, spec.fileSize, 0, (long) (spec.seconds * 1000), round * 7919L + rs + t);
             }

@@ -82,8 +82,8 @@ public class BenchLogicTest {
     Path f = tmp.getRoot().toPath().resolve("r.dat");
     long size = 4 << 20;
     DataFile.ensure(f, size);
-    for (String name : Strategies.ALL) {
-      try (Strategy s = Strategies.open(name, f, 16384)) {
+    for (String name : ReadStrategies.NAMES) {
+      try (Strategy s = ReadStrategies.open(name, f, 16384)) {
         double rps = RandomReadRun.run(s, 2, 4096, size, 0, 50, 1);
         assertTrue(name + " read nothing", rps > 0);
       }
@@ -111,10 +111,10 @@ public class BenchLogicTest {
     r.fileSize = 1L << 30;
     r.machine.put("cores", "2");
     r.regimes.put("warm", "test");
-    for (String s : new String[] {"pread", "niofs"}) {
+    for (String s : new String[] {"dir-pread", "dir-niofs"}) {
       for (int t : new int[] {1, 2}) {
         Results.Cell c = new Results.Cell("warm", s, 4096, t, 3);
-        double base = s.equals("pread") ? 120 : 100;
+        double base = s.equals("dir-pread") ? 120 : 100;
         c.rounds = new double[] {base * t, base * t * 0.5, base * t * 1.1};
         r.cells.add(c);
       }
@@ -122,7 +122,7 @@ public class BenchLogicTest {
     r.prefetchDistance.add(new PrefetchDistanceRun.Result(0, 1000, 1000, new long[40], 64, 128));
     r.prefetchDistance.add(new PrefetchDistanceRun.Result(16, 4000, 4000, new long[40], 4, 64));
     String md = Report.markdown(r);
-    assertTrue(md, md.contains("| pread | 120 | 1.20x | 240 | 1.20x | 2.00x |"));
+    assertTrue(md, md.contains("| dir-pread | 120 | 1.20x | 240 | 1.20x | 2.00x |"));
     assertTrue(md, md.contains("| 16 | 4.00k | 4.00x |"));
     Path folder = tmp.getRoot().toPath().resolve("out");
     Path report = Report.write(r, folder);
@@ -130,8 +130,8 @@ public class BenchLogicTest {
     assertTrue(Files.size(folder.resolve("random-reads-warm.png")) > 1000);
     assertTrue(Files.size(folder.resolve("prefetch-distance.png")) > 1000);
     String json = Files.readString(folder.resolve("results.json"));
-    assertTrue(json, json.contains("\"strategy\": \"pread\""));
+    assertTrue(json, json.contains("\"strategy\": \"dir-pread\""));
     assertFalse(json.isEmpty());
-    assertArrayEquals(new double[] {120, 60, 132}, r.cell("warm", "pread", 4096, 1).rounds, 1e-9);
+    assertArrayEquals(new double[] {120, 60, 132}, r.cell("warm", "dir-pread", 4096, 1).rounds, 1e-9);
   }
 }

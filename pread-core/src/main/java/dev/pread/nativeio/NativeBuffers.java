@@ -54,17 +54,17 @@ public final class NativeBuffers {
   static final class Scratch {
     final MemorySegment data;
     final MemorySegment capture;
-    /** A struct iovec for preadv2. */
-    final MemorySegment iov;
+    /** {@link NativeIO#AUX_SIZE} bytes for small call structures (a cachestat range and result). */
+    final MemorySegment aux;
     /** Pool slot, or -1 for a temporary. */
     final int slot;
     /** Non-null for a temporary. */
     final Arena arena;
 
-    private Scratch(MemorySegment data, MemorySegment capture, MemorySegment iov, int slot, Arena arena) {
+    private Scratch(MemorySegment data, MemorySegment capture, MemorySegment aux, int slot, Arena arena) {
       this.data = data;
       this.capture = capture;
-      this.iov = iov;
+      this.aux = aux;
       this.slot = slot;
       this.arena = arena;
     }
@@ -110,10 +110,10 @@ public final class NativeBuffers {
   private static Scratch allocate(int size, int slot, Arena arena) {
     MemorySegment data = arena.allocate(size, 4096);
     MemorySegment capture = NativeIO.allocateCapture(arena);
-    MemorySegment iov = arena.allocate(NativeIO.IOVEC_SIZE, 8);
+    MemorySegment aux = arena.allocate(NativeIO.AUX_SIZE, 8);
     LIVE_BUFFERS.incrementAndGet();
     LIVE_BYTES.addAndGet(size);
-    return new Scratch(data, capture, iov, slot, arena);
+    return new Scratch(data, capture, aux, slot, arena);
   }
 
   /** Native buffers allocated and not yet freed: the pool's plus temporaries in use. */

@@ -202,32 +202,33 @@ public final class NativeFile implements Closeable {
   }
 
   /**
-   * Whether the page holding {@code position} is in the page cache, by a one-byte {@code
-   * preadv2(RWF_NOWAIT)} that fails with EAGAIN instead of waiting for the disk. Never blocks on
-   * I/O. Where the kernel or file system does not support RWF_NOWAIT, returns false (unknown).
+   * How many pages of {@code [offset, offset + length)} are in the page cache, by {@code
+   * cachestat(2)}: starts no I/O, never blocks. Returns -1 where the kernel has no cachestat (before
+   * Linux 6.5) or forbids it.
    *
    * @throws ClosedFileException if the file is closed
    */
-  public boolean isCached(long position) {
-    if (position < 0) {
-      throw new IllegalArgumentException(path + ": invalid position " + position);
+  public long cachedPages(long offset, long length) {
+    if (offset < 0 || length < 0) {
+      throw new IllegalArgumentException(
+          path + ": invalid range offset=" + offset + " length=" + length);
     }
-    if (!nowaitSupported) {
-      return false;
+    if (!cachestatSupported) {
+      return -1;
     }
     int cell = enter();
     try {
       NativeBuffers.Scratch s = NativeBuffers.borrow(1);
       try {
-        long n = NativeIO.preadv2(s.capture, s.iov, fd, s.data, 1, position, NativeIO.RWF_NOWAIT);
+        long n = NativeIO.cachestat(s.capture, s.aux, fd, offset, length);
         if (n >= 0) {
-          return true;
+          return n;
         }
-        if (n != -Errno.EAGAIN && n != -Errno.EINTR) {
-          // EOPNOTSUPP, ENOSYS or EINVAL: no RWF_NOWAIT here; stop asking.
-          nowaitSupported = false;
-        }
-        return false;
+        cachestatSupported = false; // ENOSYS, EPERM (seccomp) or EOPNOTSUPP: stop asking
+        return -1;
+      } catch (LinkageError e) {
+        cachestatSupported = false;
+        return -1;
       } finally {
         NativeBuffers.release(s);
       }
@@ -236,8 +237,8 @@ public final class NativeFile implements Closeable {
     }
   }
 
-  /** Cleared when the kernel rejects RWF_NOWAIT for this file; plain field, a benign race. */
-  private boolean nowaitSupported = true;
+  /** Cleared once the kernel refuses cachestat; a benign race. */
+  private static boolean cachestatSupported = true;
 
   private void checkPosition(long position, long length) {
     if (position < 0 || position > Long.MAX_VALUE - length) {

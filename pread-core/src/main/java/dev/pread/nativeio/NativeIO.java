@@ -41,11 +41,7 @@ final class NativeIO {
   /** O_DIRECT differs: 040000 on x86_64, 0200000 on aarch64. */
   static final int O_DIRECT = "aarch64".equals(System.getProperty("os.arch")) ? 0x10000 : 0x4000;
 
-  /** preadv2 flag: fail with EAGAIN instead of waiting for data not in the page cache. */
-  static final int RWF_NOWAIT = 0x8;
 
-  /** struct iovec: a pointer and a size_t, 16 bytes on 64-bit Linux. */
-  static final long IOVEC_SIZE = 16;
 
   static final int POSIX_FADV_NORMAL = 0;
   static final int POSIX_FADV_RANDOM = 1;
@@ -90,11 +86,6 @@ final class NativeIO {
           "pread",
           FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG),
           CAPTURE_ERRNO);
-  private static final MethodHandle PREADV2 =
-      downcall(
-          "preadv2",
-          FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG, JAVA_INT),
-          CAPTURE_ERRNO);
   private static final MethodHandle STATX =
       downcall(
           "statx",
@@ -131,6 +122,26 @@ final class NativeIO {
 
     static void link() {}
   }
+
+  /**
+   * {@code cachestat(2)} (Linux 6.5+) through {@code long syscall(long number, ...)}: glibc has no
+   * wrapper yet. Linked on first use, so a missing symbol cannot switch off the read path.
+   */
+  private static final class CacheStatCall {
+    /** The system call number, the same on x86_64 and aarch64 (the generic table). */
+    static final long SYS_CACHESTAT = 451;
+
+    static final MethodHandle SYSCALL =
+        downcallVariadicCapturingErrno(
+            "syscall",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, ADDRESS, ADDRESS, JAVA_LONG),
+            1);
+
+    private CacheStatCall() {}
+  }
+
+  /** Bytes of the auxiliary native segment callers pass to {@link #cachestat}. */
+  static final long AUX_SIZE = 64;
 
   /** Paths are passed to the kernel in the JVM's file-name encoding. */
   private static final Charset PATH_CHARSET = pathCharset();
@@ -343,24 +354,6 @@ final class NativeIO {
   }
 
   /**
-   * One {@code preadv2(fd, iov, 1, offset, flags)} call into {@code buf}, not retried; {@code iov}
-   * is a native segment of {@link #IOVEC_SIZE} bytes that this call fills in.
-   *
-   * @return bytes read, or {@code -errno}
-   */
-  static long preadv2(
-      MemorySegment capture, MemorySegment iov, int fd, MemorySegment buf, long count, long offset, int flags) {
-    iov.set(ValueLayout.ADDRESS, 0, buf);
-    iov.set(JAVA_LONG, 8, count);
-    try {
-      long n = (long) PREADV2.invokeExact(capture, fd, iov, 1, offset, flags);
-      return n >= 0 ? n : -errno(capture);
-    } catch (Throwable t) {
-      throw new AssertionError(t);
-    }
-  }
-
-  /**
    * One {@code pwrite(fd, buf, count, offset)} call, not retried.
    *
    * @param capture an errno capture segment of at least {@link #CAPTURE_SIZE} bytes
@@ -412,6 +405,29 @@ final class NativeIO {
     try {
       int rc = (int) WriteCalls.FSYNC.invokeExact(capture, fd);
       return rc == 0 ? 0 : errno(capture);
+    } catch (Throwable t) {
+      throw new AssertionError(t);
+    }
+  }
+
+  /**
+   * {@code cachestat(fd, &{offset, length}, &stat, 0)}: how many pages of the range are in the page
+   * cache. Starts no I/O and never blocks. {@code aux} is a native segment of {@link #AUX_SIZE}
+   * bytes for the range and the result.
+   *
+   * @return the number of cached pages, or {@code -errno} (ENOSYS before Linux 6.5)
+   * @throws LinkageError if the C library has no {@code syscall}
+   */
+  static long cachestat(MemorySegment capture, MemorySegment aux, int fd, long offset, long length) {
+    aux.set(JAVA_LONG, 0, offset);
+    aux.set(JAVA_LONG, 8, length);
+    MemorySegment stat = aux.asSlice(16, 40);
+    try {
+      long rc =
+          (long) CacheStatCall.SYSCALL.invokeExact(capture, CacheStatCall.SYS_CACHESTAT, (long) fd, aux, stat, 0L);
+      return rc == 0 ? stat.get(JAVA_LONG, 0) : -errno(capture);
+    } catch (LinkageError e) {
+      throw e;
     } catch (Throwable t) {
       throw new AssertionError(t);
     }

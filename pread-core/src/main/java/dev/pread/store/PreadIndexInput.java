@@ -24,9 +24,9 @@ import org.apache.lucene.util.BitUtil;
  *
  * <p><b>Prefetch:</b> {@link #prefetch} asks the kernel to start reading a range into the page cache
  * ({@code posix_fadvise(WILLNEED)} over the page-aligned range) and returns without waiting. A
- * one-byte {@code preadv2(RWF_NOWAIT)} probe at each end of the range skips the advice when the data
- * is cached, and after a run of such hits most prefetches skip the probe too (see {@link
- * PrefetchBackoff}). A failing advice is logged once and otherwise ignored: prefetch is a hint.
+ * {@code cachestat(2)} probe, which starts no I/O, skips the advice when every page is cached, and
+ * after a run of such hits most prefetches skip the probe too (see {@link PrefetchBackoff}). A
+ * failing advice is logged once and otherwise ignored: prefetch is a hint.
  *
  * <p><b>Thread-safety:</b> an instance is not thread-safe; give each thread its own {@link
  * #clone()} or slice. Clones and slices share the descriptor, not the buffer, and their reads
@@ -399,14 +399,14 @@ final class PreadIndexInput extends IndexInput implements RandomAccessInput {
       return;
     }
     long start = sliceOffset + offset;
-    long end = start + length;
+    long alignedStart = start & -PAGE;
+    long alignedEnd = (start + length + PAGE - 1) & -PAGE;
     try {
-      if (file.isCached(start) && file.isCached(end - 1)) {
+      // cachestat starts no I/O (a RWF_NOWAIT read probe would start readahead for what it misses).
+      if (file.cachedPages(alignedStart, alignedEnd - alignedStart) == (alignedEnd - alignedStart) / PAGE) {
         return;
       }
       backoff.miss();
-      long alignedStart = start & -PAGE;
-      long alignedEnd = (end + PAGE - 1) & -PAGE;
       file.advise(alignedStart, alignedEnd - alignedStart, Advice.WILLNEED);
     } catch (ClosedFileException e) {
       throw new AlreadyClosedException("Already closed: " + this, e);

@@ -184,15 +184,19 @@ public class TestNativeFile extends LuceneTestCase {
     }
   }
 
-  public void testIsCached() throws IOException {
+  public void testCachedPages() throws IOException {
     Path p = writeFile(realTempDir(), "cached", new byte[1 << 20]);
     try (NativeFile f = NativeFile.open(p)) {
-      f.read(0, new byte[4096], 0, 4096);
-      assertTrue("a page just read is cached", f.isCached(100));
+      assumeTrue("needs cachestat(2), Linux 6.5+", f.cachedPages(0, 4096) >= 0);
       java.nio.channels.FileChannel.open(p, java.nio.file.StandardOpenOption.WRITE).force(true);
       f.advise(0, 0, Advice.DONTNEED);
-      assumeFalse("DONTNEED does not drop pages on this file system", f.isCached(512 * 1024));
-      expectThrows(IllegalArgumentException.class, () -> f.isCached(-1));
+      assumeTrue("DONTNEED does not drop pages on this file system", f.cachedPages(0, 1 << 20) == 0);
+      f.read(8192, new byte[8192], 0, 8192);
+      // The read brought in at least its two pages; counting did not bring in the rest.
+      long cached = f.cachedPages(0, 1 << 20);
+      assertTrue("cached=" + cached, cached >= 2 && cached < 256);
+      assertEquals(2, f.cachedPages(8192, 8192));
+      expectThrows(IllegalArgumentException.class, () -> f.cachedPages(-1, 1));
     }
   }
 
