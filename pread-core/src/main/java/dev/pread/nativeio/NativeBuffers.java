@@ -26,7 +26,8 @@ public final class NativeBuffers {
   /** Bytes a pooled buffer holds: the largest single {@code pread} of a heap read. */
   public static final int BUFFER_SIZE = 64 * 1024;
 
-  private static final int STRIDE = 16;
+  /** Ints between two slots' busy flags: 128 bytes, as in {@link ReadGuard}. */
+  private static final int STRIDE = 32;
   private static final int SLOTS = slots();
   private static final int MASK = SLOTS - 1;
 

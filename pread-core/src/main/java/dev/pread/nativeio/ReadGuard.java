@@ -8,7 +8,7 @@ import java.util.concurrent.locks.LockSupport;
  * counter on the read path.
  *
  * <p>Readers count themselves in one of several cells, chosen by {@link ThreadIndex} and padded to
- * their own cache line, so threads reading the same file do not write the same memory. The protocol is
+ * 128 bytes, so threads reading the same file do not write the same memory. The protocol is
  * Dekker's: a reader increments its cell, then reads {@code closed}; {@link #close()} writes
  * {@code closed}, then reads every cell. All four accesses are volatile and therefore totally
  * ordered, so either the reader sees {@code closed} (and backs out before touching the
@@ -22,8 +22,11 @@ import java.util.concurrent.locks.LockSupport;
  * <p>Thread-safe.
  */
 final class ReadGuard {
-  /** Ints per cell: 16 ints are 64 bytes, one cache line. */
-  private static final int STRIDE = 16;
+  /**
+   * Ints per cell: 32 ints are 128 bytes. Arrays are only 8-byte aligned, and x86's adjacent-line
+   * prefetcher pairs 64-byte lines, so 128 bytes keep two threads' cells out of each other's way.
+   */
+  private static final int STRIDE = 32;
 
   private static final int CELLS = cellCount();
   private static final int MASK = CELLS - 1;
