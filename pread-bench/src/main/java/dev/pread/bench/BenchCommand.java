@@ -203,13 +203,13 @@ final class BenchCommand implements Callable<Integer> {
   private void runReference(Results r, Path file, long size, ProgressBar pb) throws Exception {
     pb.setExtraMessage("reference: page-cache copy bandwidth");
     DataFile.warm(file);
-    try (Strategy s = new RawPreadStrategy(file)) {
+    try (Strategy s = new RawPreadStrategy(file, false)) {
       int threadsHere = Runtime.getRuntime().availableProcessors();
       double rps = RandomReadRun.run(s, threadsHere, 1 << 20, size, 200, 1500, 11);
       r.reference.put("page-cache copy: 1 MiB preads, warm, " + threadsHere + " threads (MB/s)", rps * (1 << 20) / 1e6);
     }
     pb.step();
-    try (Strategy s = new DirectPreadStrategy(file)) {
+    try (Strategy s = new RawPreadStrategy(file, true)) {
       pb.setExtraMessage("reference: device, O_DIRECT queue depth 1");
       double qd1 = RandomReadRun.run(s, 1, IO_READ_SIZE, size, 200, 1500, 12);
       r.reference.put("device: O_DIRECT random 16 KiB, 1 thread (queue depth 1), reads/s", qd1);

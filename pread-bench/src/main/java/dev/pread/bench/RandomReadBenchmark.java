@@ -35,7 +35,7 @@ import org.openjdk.jmh.infra.ThreadParams;
  *
  * <p><b>Regime:</b> warm. The whole file is read before every iteration (outside the measurement),
  * so it is in the page cache; {@code ffi-pread-odirect} bypasses the page cache and measures the
- * device instead (see {@link DirectPreadStrategy}).
+ * device instead (see {@link RawPreadStrategy}).
  *
  * <p><b>Threads</b> come from JMH's {@code -t}. All threads share one opened file (or directory
  * input) and each reads through its own reader: a clone, or a buffer of its own allocated in

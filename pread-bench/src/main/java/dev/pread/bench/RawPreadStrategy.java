@@ -3,49 +3,40 @@ package dev.pread.bench;
 import dev.pread.nativeio.NativeFile;
 import java.io.IOException;
 import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 
 /**
- * The floor of the pread approach: {@code pread(2)} through FFM straight into a per-thread native
- * buffer, with no Lucene input, no heap copy and no bounce buffer.
+ * {@code ffi-pread}: {@code pread(2)} through FFM straight into a per-thread native buffer, with no
+ * Lucene input, no heap copy and no bounce buffer: the floor of the pread approach.
+ *
+ * <p>{@code ffi-pread-odirect}: the same on a descriptor opened with {@code O_DIRECT}, into a
+ * buffer aligned to 4096 bytes. Reads bypass the page cache, so this measures the device (and the
+ * kernel's block layer) whatever the cache holds: the device ceiling of BENCHMARKING.md, not a warm
+ * figure. Read sizes and positions must be multiples of the logical block size, or the kernel
+ * answers EINVAL.
+ *
+ * <p>Thread-safe: the file is shared; each thread reads through its own {@link Reader}.
  */
 final class RawPreadStrategy implements Strategy {
-  private static final ValueLayout.OfLong LE_LONG =
-      ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
-
   private final NativeFile file;
 
-  RawPreadStrategy(Path path) throws IOException {
-    this.file = NativeFile.open(path.toAbsolutePath());
+  RawPreadStrategy(Path path, boolean direct) throws IOException {
+    Path p = path.toAbsolutePath();
+    this.file = direct ? NativeFile.openDirect(p) : NativeFile.open(p);
   }
 
   @Override
   public String name() {
-    return "ffi-pread";
+    return file.isDirect() ? "ffi-pread-odirect" : "ffi-pread";
   }
 
   @Override
   public Reader newReader(int readSize) {
     Arena arena = Arena.ofConfined();
-    MemorySegment buf = arena.allocate(readSize, 4096);
-    return new Reader() {
+    return new NativeSegmentReader(arena.allocate(readSize, 4096)) {
       @Override
-      public long read(long position) throws IOException {
+      void fill(long position) throws IOException {
         file.read(position, buf);
-        return Strategy.fingerprint(buf.get(LE_LONG, 0), buf.get(LE_LONG, readSize - 8));
-      }
-
-      @Override
-      public boolean verifyFully(long position) throws IOException {
-        read(position);
-        for (int i = 0; i < readSize; i += 8) {
-          if (buf.get(LE_LONG, i) != DataFile.expectedAt(position + i)) {
-            return false;
-          }
-        }
-        return true;
       }
 
       @Override

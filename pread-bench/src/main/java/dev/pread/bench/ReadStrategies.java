@@ -46,10 +46,10 @@ final class ReadStrategies {
     Path folder = file.toAbsolutePath().getParent();
     return switch (name) {
       case "mmap" -> new MappedSegmentStrategy(file);
-      case "ffi-pread" -> new RawPreadStrategy(file);
+      case "ffi-pread" -> new RawPreadStrategy(file, false);
       case "filechannel-direct" -> new FileChannelStrategy(file, true);
       case "filechannel-heap" -> new FileChannelStrategy(file, false);
-      case "ffi-pread-odirect" -> new DirectPreadStrategy(file);
+      case "ffi-pread-odirect" -> new RawPreadStrategy(file, true);
       case "dir-pread" -> {
         PreadDirectory d = new PreadDirectory(folder, NoLockFactory.INSTANCE, bufferSize);
         if (!d.isNativePread()) {

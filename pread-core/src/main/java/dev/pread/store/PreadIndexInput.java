@@ -384,17 +384,7 @@ final class PreadIndexInput extends IndexInput implements RandomAccessInput {
   @Override
   public void prefetch(long offset, long length) throws IOException {
     ensureOpen();
-    if (offset < 0 || length < 0 || offset > this.length - length) {
-      throw new IllegalArgumentException(
-          "prefetch out of bounds: offset="
-              + offset
-              + ",length="
-              + length
-              + ",fileLength="
-              + this.length
-              + ": "
-              + this);
-    }
+    checkRange("prefetch", offset, length);
     if (length == 0 || !backoff.shouldProbe()) {
       return;
     }
@@ -417,6 +407,14 @@ final class PreadIndexInput extends IndexInput implements RandomAccessInput {
     }
   }
 
+  /** IllegalArgumentException unless [offset, offset + length) lies within this input. */
+  private void checkRange(String what, long offset, long length) {
+    if ((length | offset) < 0 || length > this.length - offset) {
+      throw new IllegalArgumentException(
+          what + " out of bounds: offset=" + offset + ",length=" + length + ",fileLength=" + this.length + ": " + this);
+    }
+  }
+
   // ---- clones, slices, close ----
 
   @Override
@@ -435,19 +433,7 @@ final class PreadIndexInput extends IndexInput implements RandomAccessInput {
 
   @Override
   public IndexInput slice(String sliceDescription, long offset, long length) {
-    if ((length | offset) < 0 || length > this.length - offset) {
-      throw new IllegalArgumentException(
-          "slice() "
-              + sliceDescription
-              + " out of bounds: offset="
-              + offset
-              + ",length="
-              + length
-              + ",fileLength="
-              + this.length
-              + ": "
-              + this);
-    }
+    checkRange("slice() " + sliceDescription, offset, length);
     ensureOpen();
     return new PreadIndexInput(
         getFullSliceDescription(sliceDescription),
