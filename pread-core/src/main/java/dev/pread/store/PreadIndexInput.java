@@ -93,6 +93,11 @@ final class PreadIndexInput extends IndexInput implements RandomAccessInput {
     return bufferSize;
   }
 
+  /** For tests: the size of the last physical refill (or direct read decision). */
+  int refillSize() {
+    return refillSize;
+  }
+
   private void ensureOpen() {
     if (file.isClosed()) {
       throw new AlreadyClosedException("Already closed: " + this);
@@ -205,13 +210,14 @@ final class PreadIndexInput extends IndexInput implements RandomAccessInput {
       len -= avail;
     }
     long position = getFilePointer();
-    int refill = nextRefillSize(position);
+    int refill = refillSizeAt(position);
     if (len >= refill) {
       // The refill would read no more than asked: read straight into the caller's array.
       if (len > length - position) {
         throw eof(position, len);
       }
       readAt(position, b, offset, len);
+      refillSize = refill;
       nextSequential = position + len;
       bufferStart = position + len;
       bufferLength = 0;
@@ -233,7 +239,8 @@ final class PreadIndexInput extends IndexInput implements RandomAccessInput {
     if (remaining < needed) {
       throw eof(position, needed);
     }
-    int n = (int) Math.min(Math.max(nextRefillSize(position), needed), remaining);
+    refillSize = refillSizeAt(position);
+    int n = (int) Math.min(Math.max(refillSize, needed), remaining);
     if (buffer == null || buffer.length < n) {
       buffer = new byte[Math.max(n, refillSize)];
     }
@@ -245,14 +252,14 @@ final class PreadIndexInput extends IndexInput implements RandomAccessInput {
     nextSequential = position + n;
   }
 
-  /** Updates and returns the refill size for a physical read at {@code position}. */
-  private int nextRefillSize(long position) {
-    if (position == nextSequential) {
-      refillSize = Math.min(refillSize << 1, bufferSize);
-    } else {
-      refillSize = Math.min(MIN_REFILL, bufferSize);
-    }
-    return refillSize;
+  /**
+   * The refill size for a physical read at {@code position}: double the last one if the read
+   * continues where the previous physical read ended, else the minimum. Does not change state.
+   */
+  private int refillSizeAt(long position) {
+    return position == nextSequential
+        ? Math.min(refillSize << 1, bufferSize)
+        : Math.min(MIN_REFILL, bufferSize);
   }
 
   private void readAt(long position, byte[] dst, int offset, int len) throws IOException {

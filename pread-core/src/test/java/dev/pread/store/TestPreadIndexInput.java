@@ -6,6 +6,8 @@ import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.lucene.store.AlreadyClosedException;
@@ -77,6 +79,38 @@ public class TestPreadIndexInput extends LuceneTestCase {
           pos += len;
           assertEquals(pos, in.getFilePointer());
         }
+      }
+    }
+  }
+
+  /** Refills start at 1 KiB after a jump and double while reads stay sequential. */
+  public void testRefillsDoubleWhileSequential() throws IOException {
+    try (PreadDirectory dir = new PreadDirectory(createTempDir())) {
+      long seed = 8;
+      TestContent.write(dir, "f", seed, 200_000);
+      try (PreadIndexInput in = (PreadIndexInput) dir.openInput("f", IOContext.DEFAULT)) {
+        List<Integer> sizes = new ArrayList<>();
+        long pos = 0;
+        for (int i = 0; i < 6; i++) {
+          in.seek(pos);
+          assertEquals(TestContent.byteAt(seed, pos), in.readByte()); // one refill here
+          sizes.add(in.refillSize());
+          pos += in.refillSize(); // the next refill continues where this one ended
+        }
+        assertEquals(List.of(1024, 2048, 4096, 8192, 16384, 16384), sizes);
+        in.seek(150_000);
+        in.readByte();
+        assertEquals("a jump starts over", 1024, in.refillSize());
+        // Small readBytes calls through the buffer follow the same schedule.
+        byte[] b = new byte[100];
+        in.seek(0);
+        in.readBytes(b, 0, b.length);
+        assertEquals(1024, in.refillSize());
+        for (int i = 0; i < 11; i++) {
+          in.readBytes(b, 0, b.length); // crosses into the second refill
+        }
+        assertEquals(2048, in.refillSize());
+        assertEquals(-1, TestContent.firstMismatch(seed, 1100, b, 0, b.length));
       }
     }
   }
