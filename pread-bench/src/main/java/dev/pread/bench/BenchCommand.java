@@ -65,11 +65,14 @@ final class BenchCommand implements Callable<Integer> {
   @Option(names = "--io-rounds", description = "Rounds of cold and pressure cells (default: 3; 5 with --full).")
   Integer ioRounds;
 
+  @Option(names = "--pressure-file-size", description = "Data file of the pressure regime (default: ${DEFAULT-VALUE}, 4x the limit).")
+  String pressureFileSize = "4g";
+
   @Option(names = "--pressure-limit", description = "Memory cgroup limit: heap + native + page cache (default: ${DEFAULT-VALUE}).")
-  String pressureLimit = "384m";
+  String pressureLimit = "1g";
 
   @Option(names = "--pressure-heap", description = "Heap of the pressure worker JVM (default: ${DEFAULT-VALUE}).")
-  String pressureHeap = "96m";
+  String pressureHeap = "256m";
 
   @Option(names = "--buffer-size", description = "PreadDirectory buffer size (default: ${DEFAULT-VALUE}).")
   int bufferSize = PreadDirectory.DEFAULT_BUFFER_SIZE;
@@ -148,7 +151,12 @@ final class BenchCommand implements Callable<Integer> {
             });
       }
       if (pressure) {
-        runPressure(r, file, size, pressureStrategies, ioR, distances, pb);
+        long psize = Format.parseBytes(pressureFileSize);
+        Path pfile = psize == size ? file : dir.resolve("random-read-" + Format.bytes(psize).replace(" ", "") + ".dat");
+        pb.setExtraMessage("pressure: data file " + pfile.getFileName());
+        DataFile.ensure(pfile, psize);
+        r.pressureFileSize = psize;
+        runPressure(r, pfile, psize, pressureStrategies, ioR, distances, pb);
       }
     }
     Path folder = out.resolve(LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));

@@ -31,7 +31,11 @@ final class Report {
     md.append("Command: `").append(r.command).append("`\n\n");
     md.append("| machine | |\n|---|---|\n");
     r.machine.forEach((k, v) -> md.append("| ").append(k).append(" | ").append(v).append(" |\n"));
-    md.append("| data file | ").append(Format.bytes(r.fileSize)).append(" |\n\n");
+    md.append("| data file | ").append(Format.bytes(r.fileSize)).append(" |\n");
+    if (r.pressureFileSize > 0) {
+      md.append("| pressure data file | ").append(Format.bytes(r.pressureFileSize)).append(" |\n");
+    }
+    md.append('\n');
     md.append("Regimes:\n\n");
     r.regimes.forEach((k, v) -> md.append("- **").append(k).append("**: ").append(v).append('\n'));
     for (String s : r.skipped) {
@@ -215,7 +219,9 @@ final class Report {
     List<String> names = new ArrayList<>();
     for (String regime : regimesIn(r)) {
       CategoryChart chart = new CategoryChartBuilder().width(1000).height(560)
-          .title("Random reads, " + regime + " (" + Format.bytes(r.fileSize) + " file; median of rounds)")
+          .title("Random reads, " + regime + " ("
+              + Format.bytes(regime.equals("pressure") && r.pressureFileSize > 0 ? r.pressureFileSize : r.fileSize)
+              + " file; median of rounds)")
           .xAxisTitle("strategy").yAxisTitle("reads per second").build();
       chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
       chart.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);

@@ -57,6 +57,8 @@ final class Results {
   Map<String, String> machine = new LinkedHashMap<>();
   Map<String, String> regimes = new LinkedHashMap<>();
   long fileSize;
+  /** Size of the pressure regime's data file, when that regime ran. */
+  long pressureFileSize;
   List<Cell> cells = new ArrayList<>();
   List<Batch> batchPrefetch = new ArrayList<>();
   List<PrefetchDistanceRun.Result> prefetchDistance = new ArrayList<>();
@@ -88,7 +90,9 @@ final class Results {
       }
     }
     for (int round = 0; round < rounds; round++) {
-      for (int b : batches) {
+      for (int j = 0; j < batches.length; j++) {
+        // Rotate batch sizes too, so that no size always runs late in a round.
+        int b = batches[(j + round) % batches.length];
         for (boolean p : prefetchModes) {
           for (int k = 0; k < strategies.size(); k++) {
             String s = strategies.get((k + round) % strategies.size());
