@@ -138,6 +138,32 @@ final class MemoryCgroup implements AutoCloseable {
     }
   }
 
+  /**
+   * Times this process's own memory cgroup hit its limit, or -1 where that cannot be read: lets a
+   * process inside the group check that a measurement ran under real pressure.
+   */
+  static long ownLimitHits() {
+    try {
+      if (isV2()) {
+        Path dir = ROOT.resolve(ownPath("0", "").substring(1));
+        for (String line : Files.readAllLines(dir.resolve("memory.events"))) {
+          if (line.startsWith("max ")) {
+            return Long.parseLong(line.substring(4).trim());
+          }
+        }
+        return -1;
+      }
+      String own = ownPath(null, "memory");
+      if (own == null) {
+        return -1;
+      }
+      Path dir = ROOT.resolve("memory").resolve(own.substring(1));
+      return Long.parseLong(Files.readString(dir.resolve("memory.failcnt")).trim());
+    } catch (IOException | RuntimeException e) {
+      return -1;
+    }
+  }
+
   /** Peak memory charged to the group (page cache included). */
   long peakBytes() {
     try {

@@ -80,50 +80,60 @@ final class Report {
     StringBuilder sb = new StringBuilder();
     List<String> regimes = r.batchPrefetch.stream().map(b -> b.regime).distinct().toList();
     for (String regime : regimes) {
-      List<Results.Batch> mine = r.batchPrefetch.stream().filter(b -> b.regime.equals(regime)).toList();
-      List<String> strategies = mine.stream().map(b -> b.strategy).distinct().toList();
-      int rounds = mine.get(0).rounds.length;
-      boolean cost = mine.stream().anyMatch(b -> !b.prefetch);
-      if (cost) {
-        sb.append(String.format(Locale.ROOT, "### %s: cost of prefetching cached data (random 16 KiB reads, batches of %d, 1 thread, median of %d rounds)%n%n",
-            regime, mine.get(0).batch, rounds));
-        sb.append("| strategy | without prefetch (reads/s) | with prefetch | with / without |\n|---|---:|---:|---:|\n");
-        for (String s : strategies) {
-          Results.Batch off = r.batch(regime, s, mine.get(0).batch, false);
-          Results.Batch on = r.batch(regime, s, mine.get(0).batch, true);
-          sb.append(String.format(Locale.ROOT, "| %s | %s | %s | %s |%n", s, Format.rate(BenchCommand.median(off.rounds)),
-              Format.rate(BenchCommand.median(on.rounds)), Format.ratio(BenchCommand.pairedRatio(on.rounds, off.rounds))));
-        }
-        sb.append('\n');
-        continue;
+      List<Integer> sizes = r.batchPrefetch.stream().filter(b -> b.regime.equals(regime)).map(b -> b.readSize)
+          .distinct().sorted().toList();
+      for (int rs : sizes) {
+        List<Results.Batch> mine =
+            r.batchPrefetch.stream().filter(b -> b.regime.equals(regime) && b.readSize == rs).toList();
+        sb.append(batchTable(r, regime, rs, mine));
       }
-      List<Integer> batches = mine.stream().map(b -> b.batch).distinct().toList();
-      sb.append(String.format(Locale.ROOT, "### %s: batched prefetch (random 16 KiB reads, 1 thread; prefetch B blocks, then read them; median of %d rounds)%n%n",
-          regime, rounds));
-      sb.append("| B |");
+    }
+    return sb.toString();
+  }
+
+  private static String batchTable(Results r, String regime, int rs, List<Results.Batch> mine) {
+    StringBuilder sb = new StringBuilder();
+    List<String> strategies = mine.stream().map(b -> b.strategy).distinct().toList();
+    int rounds = mine.get(0).rounds.length;
+    String size = Format.bytes(rs);
+    if (mine.stream().anyMatch(b -> !b.prefetch)) {
+      int b = mine.get(0).batch;
+      sb.append(String.format(Locale.ROOT, "### %s: cost of prefetching cached data (random %s reads, batches of %d,"
+          + " 1 thread, median of %d rounds)%n%n", regime, size, b, rounds));
+      sb.append("| strategy | without prefetch (reads/s) | with prefetch | with / without |\n|---|---:|---:|---:|\n");
       for (String s : strategies) {
-        sb.append(' ').append(s).append(" | vs B=1 |");
+        Results.Batch off = r.batch(regime, s, rs, b, false);
+        Results.Batch on = r.batch(regime, s, rs, b, true);
+        sb.append(String.format(Locale.ROOT, "| %s | %s | %s | %s |%n", s, Format.rate(BenchCommand.median(off.rounds)),
+            Format.rate(BenchCommand.median(on.rounds)), Format.ratio(BenchCommand.pairedRatio(on.rounds, off.rounds))));
       }
-      boolean both = strategies.contains("dir-pread") && strategies.contains("dir-mmap-random");
-      if (both) sb.append(" dir-pread vs dir-mmap-random |");
-      sb.append("\n|---:|").append("---:|---:|".repeat(strategies.size())).append(both ? "---:|" : "").append('\n');
-      for (int b : batches) {
-        sb.append("| ").append(b).append(" |");
-        for (String s : strategies) {
-          Results.Batch x = r.batch(regime, s, b, true);
-          Results.Batch one = r.batch(regime, s, batches.get(0), true);
-          sb.append(' ').append(Format.rate(BenchCommand.median(x.rounds))).append(" | ")
-              .append(Format.ratio(BenchCommand.median(x.rounds) / BenchCommand.median(one.rounds))).append(" |");
-        }
-        if (both) {
-          sb.append(' ').append(Format.ratio(BenchCommand.pairedRatio(r.batch(regime, "dir-pread", b, true).rounds,
-              r.batch(regime, "dir-mmap-random", b, true).rounds))).append(" |");
-        }
-        sb.append('\n');
+      return sb.append('\n').toString();
+    }
+    List<Integer> batches = mine.stream().map(b -> b.batch).distinct().toList();
+    sb.append(String.format(Locale.ROOT, "### %s: batched prefetch (random %s reads, 1 thread; prefetch B blocks, then"
+        + " read them; median of %d rounds)%n%n", regime, size, rounds));
+    sb.append("| B |");
+    for (String s : strategies) {
+      sb.append(' ').append(s).append(" | vs B=1 |");
+    }
+    boolean both = strategies.contains("dir-pread") && strategies.contains("dir-mmap-random");
+    if (both) sb.append(" dir-pread vs dir-mmap-random |");
+    sb.append("\n|---:|").append("---:|---:|".repeat(strategies.size())).append(both ? "---:|" : "").append('\n');
+    for (int b : batches) {
+      sb.append("| ").append(b).append(" |");
+      for (String s : strategies) {
+        Results.Batch x = r.batch(regime, s, rs, b, true);
+        Results.Batch one = r.batch(regime, s, rs, batches.get(0), true);
+        sb.append(' ').append(Format.rate(BenchCommand.median(x.rounds))).append(" | ")
+            .append(Format.ratio(BenchCommand.median(x.rounds) / BenchCommand.median(one.rounds))).append(" |");
+      }
+      if (both) {
+        sb.append(' ').append(Format.ratio(BenchCommand.pairedRatio(r.batch(regime, "dir-pread", rs, b, true).rounds,
+            r.batch(regime, "dir-mmap-random", rs, b, true).rounds))).append(" |");
       }
       sb.append('\n');
     }
-    return sb.toString();
+    return sb.append('\n').toString();
   }
 
   private static String randomReadTables(Results r) {

@@ -19,6 +19,8 @@ final class Results {
     double[] rounds;
     long majorFaults = -1;
     long storageReadBytes = -1;
+    /** Pressure only: the fewest times the cgroup hit its limit during one measured round. */
+    long minLimitHits = -1;
 
     Cell(String regime, String strategy, int readSize, int threads, int rounds) {
       this.regime = regime;
@@ -41,6 +43,8 @@ final class Results {
     int batch;
     boolean prefetch;
     double[] rounds;
+    /** Pressure only: the fewest times the cgroup hit its limit during one measured round. */
+    long minLimitHits = -1;
 
     Batch(String regime, String strategy, int readSize, int batch, boolean prefetch, int rounds) {
       this.regime = regime;
@@ -66,42 +70,54 @@ final class Results {
   Map<String, Double> reference = new LinkedHashMap<>();
   List<String> skipped = new ArrayList<>();
 
-  Batch batch(String regime, String strategy, int batch, boolean prefetch) {
+  Batch batch(String regime, String strategy, int readSize, int batch, boolean prefetch) {
     for (Batch b : batchPrefetch) {
-      if (b.regime.equals(regime) && b.strategy.equals(strategy) && b.batch == batch && b.prefetch == prefetch) {
+      if (b.regime.equals(regime) && b.strategy.equals(strategy) && b.readSize == readSize && b.batch == batch
+          && b.prefetch == prefetch) {
         return b;
       }
     }
     return null;
   }
 
-  /**
-   * Runs batched-prefetch cells in rotated rounds: for each round, batch size and strategy,
-   * {@code before} runs (e.g. an eviction), then a fresh strategy reads for {@code millis}.
-   */
-  static void runBatches(Results r, String regime, java.nio.file.Path file, long fileSize, int bufferSize,
-      List<String> strategies, int[] batches, boolean[] prefetchModes, int rounds, long millis,
-      IoStep before, Runnable step) throws Exception {
-    for (String s : strategies) {
-      for (int b : batches) {
-        for (boolean p : prefetchModes) {
-          r.batchPrefetch.add(new Batch(regime, s, 16384, b, p, rounds));
+  /** Adds the batch cells of one regime, each with {@code rounds} empty rounds. */
+  void addBatches(String regime, List<String> strategies, int[] readSizes, int[] batches, boolean[] prefetchModes,
+      int rounds) {
+    for (int rs : readSizes) {
+      for (String s : strategies) {
+        for (int b : batches) {
+          for (boolean p : prefetchModes) {
+            batchPrefetch.add(new Batch(regime, s, rs, b, p, rounds));
+          }
         }
       }
     }
+  }
+
+  /**
+   * Runs batched-prefetch cells in rotated rounds: for each round, read size, batch size and
+   * strategy, {@code before} runs (e.g. an eviction), then a fresh strategy reads for {@code millis}.
+   * {@code distinct}: see {@link BatchPrefetchRun}.
+   */
+  static void runBatches(Results r, String regime, java.nio.file.Path file, long fileSize, int bufferSize,
+      List<String> strategies, int[] readSizes, int[] batches, boolean[] prefetchModes, boolean distinct, int rounds,
+      long millis, IoStep before, Runnable step) throws Exception {
+    r.addBatches(regime, strategies, readSizes, batches, prefetchModes, rounds);
     for (int round = 0; round < rounds; round++) {
-      for (int j = 0; j < batches.length; j++) {
-        // Rotate batch sizes too, so that no size always runs late in a round.
-        int b = batches[(j + round) % batches.length];
-        for (boolean p : prefetchModes) {
-          for (int k = 0; k < strategies.size(); k++) {
-            String s = strategies.get((k + round) % strategies.size());
-            before.run();
-            try (Strategy strategy = ReadStrategies.open(s, file, bufferSize)) {
-              r.batch(regime, s, b, p).rounds[round] =
-                  BatchPrefetchRun.run(strategy, 16384, fileSize, b, p, millis, 17L * round + b);
+      for (int rs : readSizes) {
+        for (int j = 0; j < batches.length; j++) {
+          // Rotate batch sizes too, so that no size always runs late in a round.
+          int b = batches[(j + round) % batches.length];
+          for (boolean p : prefetchModes) {
+            for (int k = 0; k < strategies.size(); k++) {
+              String s = strategies.get((k + round) % strategies.size());
+              before.run();
+              try (Strategy strategy = ReadStrategies.open(s, file, bufferSize)) {
+                r.batch(regime, s, rs, b, p).rounds[round] =
+                    BatchPrefetchRun.run(strategy, rs, fileSize, b, p, distinct, millis, 17L * round + b + rs);
+              }
+              step.run();
             }
-            step.run();
           }
         }
       }

@@ -3,14 +3,22 @@ package dev.pread.bench;
 import com.google.gson.Gson;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
  * Hidden: the pressure regime's child process. The CLI starts it inside a memory cgroup with a
- * small heap; it runs the cells and prefetch distances of a spec and writes them back as JSON.
- * Every cell starts from an evicted file and opens its strategy afresh.
+ * small heap; it runs the cells, batches and prefetch distances of a spec and writes them back as
+ * JSON.
+ *
+ * <p>Every strategy is measured in the steady state of a process living under its limit, not in
+ * the first seconds after an eviction (when the group still has room and nothing is reclaimed):
+ * the file is evicted, the strategy opens afresh and reads (batched, prefetching) until it has
+ * read a limit's worth of bytes from storage, so the page cache holds its own pages and every
+ * further read reclaims. Each round then measures that strategy's random cells and, for the batch
+ * strategies, every batch size, with the cgroup's limit-hit counter read around each.
  */
 @Command(name = "worker", hidden = true)
 final class WorkerCommand implements Callable<Integer> {
@@ -19,6 +27,8 @@ final class WorkerCommand implements Callable<Integer> {
     String file;
     long fileSize;
     int bufferSize;
+    long limit;
+    double warmupCapSeconds;
     double seconds;
     int rounds;
     String[] strategies;
@@ -26,6 +36,7 @@ final class WorkerCommand implements Callable<Integer> {
     int[] threads;
     int[] distances;
     String[] batchStrategies;
+    int[] batchReadSizes;
     int[] batches;
     int batchRounds;
     double batchSeconds;
@@ -51,38 +62,84 @@ final class WorkerCommand implements Callable<Integer> {
         }
       }
     }
+    List<String> batchStrategies = List.of(spec.batchStrategies);
+    r.addBatches("pressure", batchStrategies, spec.batchReadSizes, spec.batches, new boolean[] {true}, spec.batchRounds);
     for (int round = 0; round < spec.rounds; round++) {
-      for (int rs : spec.readSizes) {
-        for (int t : spec.threads) {
-          for (int k = 0; k < spec.strategies.length; k++) {
-            String s = spec.strategies[(k + round) % spec.strategies.length];
-            Results.Cell cell = r.cell("pressure", s, rs, t);
-            CacheControl.evict(file);
-            ProcStats before = ProcStats.now();
-            try (Strategy strategy = ReadStrategies.open(s, file, spec.bufferSize)) {
+      for (int k = 0; k < spec.strategies.length; k++) {
+        String s = spec.strategies[(k + round) % spec.strategies.length];
+        CacheControl.evict(file);
+        try (Strategy strategy = ReadStrategies.open(s, file, spec.bufferSize)) {
+          double warmed = warmUp(strategy, spec, round);
+          System.out.printf("pressure %s round %d: warmed up in %.1f s%n", s, round + 1, warmed);
+          for (int rs : spec.readSizes) {
+            for (int t : spec.threads) {
+              Results.Cell cell = r.cell("pressure", s, rs, t);
+              ProcStats before = ProcStats.now();
+              long hits = MemoryCgroup.ownLimitHits();
               cell.rounds[round] =
                   RandomReadRun.run(strategy, t, rs, spec.fileSize, 0, (long) (spec.seconds * 1000), round * 7919L + rs + t);
+              cell.minLimitHits = minHits(cell.minLimitHits, hits, round);
+              ProcStats d = ProcStats.now().minus(before);
+              cell.majorFaults = Math.max(0, cell.majorFaults) + d.majorFaults();
+              cell.storageReadBytes = Math.max(0, cell.storageReadBytes) + d.storageReadBytes();
+              System.out.printf("pressure %s %d x%d round %d: %.0f reads/s%n", s, rs, t, round + 1, cell.rounds[round]);
             }
-            ProcStats d = ProcStats.now().minus(before);
-            cell.majorFaults = Math.max(0, cell.majorFaults) + d.majorFaults();
-            cell.storageReadBytes = Math.max(0, cell.storageReadBytes) + d.storageReadBytes();
-            System.out.printf("pressure %s %d x%d round %d: %.0f reads/s%n", s, rs, t, round + 1, cell.rounds[round]);
+          }
+          if (round < spec.batchRounds && batchStrategies.contains(s)) {
+            for (int rs : spec.batchReadSizes) {
+              for (int j = 0; j < spec.batches.length; j++) {
+                int b = spec.batches[(j + round) % spec.batches.length];
+                Results.Batch cell = r.batch("pressure", s, rs, b, true);
+                long hits = MemoryCgroup.ownLimitHits();
+                cell.rounds[round] = BatchPrefetchRun.run(strategy, rs, spec.fileSize, b, true, false,
+                    (long) (spec.batchSeconds * 1000), 17L * round + b + rs);
+                cell.minLimitHits = minHits(cell.minLimitHits, hits, round);
+                System.out.printf("batch cell %s %d B=%d round %d: %.0f reads/s%n", s, rs, b, round + 1, cell.rounds[round]);
+              }
+            }
           }
         }
       }
     }
-    if (spec.batches != null && spec.batches.length > 0) {
-      Results.runBatches(r, "pressure", file, spec.fileSize, spec.bufferSize, java.util.List.of(spec.batchStrategies),
-          spec.batches, new boolean[] {true}, spec.batchRounds, (long) (spec.batchSeconds * 1000),
-          () -> CacheControl.evict(file), () -> System.out.println("batch cell done"));
-    }
     for (int d : spec.distances) {
       CacheControl.evict(file);
+      try (Strategy strategy = ReadStrategies.open("dir-pread", file, spec.bufferSize)) {
+        warmUp(strategy, spec, d);
+      }
       PrefetchDistanceRun.Result res = PrefetchDistanceRun.run(file, spec.fileSize, d, spec.distanceSeconds, 42 + d);
       r.prefetchDistance.add(res);
       System.out.printf("prefetch distance %d: %.0f reads/s%n", d, res.readsPerSecond());
     }
     Files.writeString(outFile, gson.toJson(r));
     return 0;
+  }
+
+  /** The new minimum of limit hits, given the counter's value before this round's measurement. */
+  private static long minHits(long min, long before, int round) {
+    long now = MemoryCgroup.ownLimitHits();
+    if (before < 0 || now < 0) {
+      return -1;
+    }
+    long d = now - before;
+    return round == 0 || min < 0 ? d : Math.min(min, d);
+  }
+
+  /**
+   * Reads batches of 16 random 16 KiB blocks, prefetching them, until a limit's worth of bytes
+   * came from storage or the cap passed. Returns the seconds it took.
+   */
+  private static double warmUp(Strategy strategy, Spec spec, long seed) throws Exception {
+    long start = System.nanoTime();
+    long cap = start + (long) (spec.warmupCapSeconds * 1e9);
+    ProcStats before = ProcStats.now();
+    int slice = 0;
+    while (System.nanoTime() < cap) {
+      BatchPrefetchRun.run(strategy, 16384, spec.fileSize, 16, true, false, 200, 1_000_003L * seed + slice++);
+      long read = ProcStats.now().minus(before).storageReadBytes();
+      if (read < 0 || read >= spec.limit) {
+        break;
+      }
+    }
+    return (System.nanoTime() - start) / 1e9;
   }
 }

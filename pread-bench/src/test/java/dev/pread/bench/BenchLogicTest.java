@@ -52,6 +52,29 @@ public class BenchLogicTest {
   }
 
   @Test
+  public void coldOffsetsAreDistinctAlignedBlocksAndRefuseToWrapAround() {
+    long fileSize = 64 * 16384L;
+    BatchPrefetchRun.Offsets distinct = new BatchPrefetchRun.Offsets(16384, fileSize, true, 7);
+    java.util.Set<Long> seen = new java.util.HashSet<>();
+    for (int i = 0; i < 32; i++) {
+      long off = distinct.next();
+      assertEquals("aligned to the read size", 0, off % 16384);
+      assertTrue("inside the file", off + 16384 <= fileSize);
+      assertTrue("no block twice: " + off, seen.add(off));
+    }
+    // Past half of the file, a cold run would spend its time searching for unread blocks.
+    distinct.next();
+    assertThrows(IllegalStateException.class, distinct::next);
+
+    BatchPrefetchRun.Offsets any = new BatchPrefetchRun.Offsets(8192, fileSize, false, 7);
+    for (int i = 0; i < 1000; i++) {
+      long off = any.next();
+      assertEquals(0, off % 4096);
+      assertTrue(off + 8192 <= fileSize);
+    }
+  }
+
+  @Test
   public void dataFileHasItsContentAndIsReused() throws Exception {
     Path f = tmp.getRoot().toPath().resolve("d.dat");
     DataFile.ensure(f, 1 << 20);
