@@ -80,6 +80,25 @@ final class BenchCommand implements Callable<Integer> {
   @Option(names = "--out", description = "Results folder (default: ${DEFAULT-VALUE}).")
   Path out = Path.of("bench-results");
 
+  @Option(names = "--sections", split = ",", description = "Any of raw (read strategies), lucene (index and queries) (default: both).")
+  List<String> sections = List.of("raw", "lucene");
+
+  @Option(names = "--index-size", description = "Target size of the Lucene-level index (default: 128m; 3g with --full).")
+  String indexSize;
+
+  @Option(names = "--directories", split = ",", description = "Directories of the Lucene-level comparison"
+      + " (default: dir-pread, dir-mmap, dir-mmap-random, dir-niofs; also dir-pread-random).")
+  List<String> directories = LuceneBench.DIRECTORIES;
+
+  @Option(names = "--corpus", description = "auto (the JDK's src.zip when present) or generated (default: ${DEFAULT-VALUE}).")
+  String corpus = "auto";
+
+  @Option(names = "--query-seconds", description = "Measured seconds per warm and pressure query cell (default: 3; 10 with --full).")
+  Double querySeconds;
+
+  @Option(names = "--cold-seconds", description = "Seconds of queries measured after dropping the cache (default: 5; 30 with --full).")
+  Double coldSeconds;
+
   private static final int IO_READ_SIZE = 16384;
 
   @Override
@@ -100,8 +119,18 @@ final class BenchCommand implements Callable<Integer> {
             new picocli.CommandLine(this), "unknown strategy '" + s + "'; known: " + ReadStrategies.NAMES);
       }
     }
+    boolean raw = sections.contains("raw");
+    boolean lucene = sections.contains("lucene");
+    for (String x : sections) {
+      if (!x.equals("raw") && !x.equals("lucene")) {
+        throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
+            "unknown section '" + x + "'; known: raw, lucene");
+      }
+    }
     Path file = dataFile(size);
-    DataFile.ensure(file, size);
+    if (raw) {
+      DataFile.ensure(file, size);
+    }
 
     Results r = new Results();
     r.date = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss"));
@@ -129,12 +158,13 @@ final class BenchCommand implements Callable<Integer> {
         strategies.stream().filter(s -> !s.startsWith("filechannel")).toList();
 
     long batchCells = (long) batchRounds * batchSizes.length * batches.length * batchStrategies.size();
-    long steps = (warm ? (long) warmRounds * sizes.length * warmThreads.size() * strategies.size() + 3 + 5 * 4 : 0)
+    LuceneBench.Options lo = luceneOptions(warm, cold, pressure);
+    long steps = (lucene ? LuceneBench.steps(lo) : 0) + (!raw ? 0 : (warm ? (long) warmRounds * sizes.length * warmThreads.size() * strategies.size() + 3 + 5 * 4 : 0)
         + (cold ? (long) ioR * coldStrategies.size() + 4L * delays.length + batchCells : 0)
-        + (pressure ? (long) ioR * pressureStrategies.size() * 2 + distances.length + batchCells : 0);
+        + (pressure ? (long) ioR * pressureStrategies.size() * 2 + distances.length + batchCells : 0));
     try (ProgressBar pb = new ProgressBarBuilder().setTaskName("bench").setInitialMax(steps)
         .setStyle(ProgressBarStyle.ASCII).continuousUpdate().setUpdateIntervalMillis(250).build()) {
-      if (warm) {
+      if (raw && warm) {
         runWarm(r, file, size, sizes, warmThreads, warmRounds, pb);
         runReference(r, file, size, pb);
         pb.setExtraMessage("warm: cost of prefetching cached data");
@@ -142,7 +172,7 @@ final class BenchCommand implements Callable<Integer> {
         Results.runBatches(r, "warm", file, size, bufferSize, List.of("dir-pread", "dir-mmap-random"),
             new int[] {IO_READ_SIZE}, new int[] {16}, new boolean[] {false, true}, false, 5, 250, () -> {}, pb::step);
       }
-      if (cold) {
+      if (raw && cold) {
         runCold(r, file, size, coldStrategies, ioR, pb);
         runLatency(r, file, size, delays, pb);
         // Distinct blocks of the larger data file, so that no read hits a page the run brought in.
@@ -158,13 +188,19 @@ final class BenchCommand implements Callable<Integer> {
               pb.step();
             });
       }
-      if (pressure) {
+      if (raw && pressure) {
         long psize = Format.parseBytes(pressureFileSize);
         Path pfile = psize == size ? file : dataFile(psize);
         pb.setExtraMessage("pressure: data file " + pfile.getFileName());
         DataFile.ensure(pfile, psize);
         r.pressureFileSize = psize;
         runPressure(r, pfile, psize, pressureStrategies, ioR, distances, batchSizes, pb);
+      }
+      if (lucene) {
+        LuceneBench.run(r, lo, msg -> {
+          pb.setExtraMessage(msg);
+          pb.step();
+        });
       }
     }
     Path folder = out.resolve(LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
@@ -174,6 +210,33 @@ final class BenchCommand implements Callable<Integer> {
     System.out.println("Report: " + report.toAbsolutePath());
     System.out.println("Raw results and charts: " + folder.toAbsolutePath());
     return 0;
+  }
+
+  private LuceneBench.Options luceneOptions(boolean warm, boolean cold, boolean pressure) {
+    LuceneBench.Options o = new LuceneBench.Options();
+    o.dataDir = dir;
+    o.indexSize = Format.parseBytes(indexSize != null ? indexSize : full ? "3g" : "128m");
+    o.corpus = switch (corpus) {
+      case "auto" -> Corpus.detect();
+      case "generated" -> Corpus.generated();
+      default -> throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
+          "unknown corpus '" + corpus + "'; known: auto, generated");
+    };
+    o.mixSize = 1000;
+    o.warmSeconds = querySeconds != null ? querySeconds : full ? 10 : 3;
+    o.warmRounds = full ? 3 : 1;
+    o.coldSeconds = coldSeconds != null ? coldSeconds : full ? 30 : 5;
+    o.pressureSeconds = o.warmSeconds;
+    o.pressureWarmupCapSeconds = full ? 30 : 8;
+    o.jitWarmupSeconds = full ? 5 : 2;
+    o.pressureHeap = pressureHeap;
+    o.pressureOverhead = 192L << 20;
+    o.threads = new int[] {1, 2};
+    o.directories = directories;
+    o.warm = warm;
+    o.cold = cold;
+    o.pressure = pressure;
+    return o;
   }
 
   private Path dataFile(long size) {

@@ -13,6 +13,15 @@ final class Format {
     return n + " B";
   }
 
+  /** An approximate size: 141708658 -> "135.1 MiB"; exact multiples as {@link #bytes}. */
+  static String size(long n) {
+    if (n < 0) return "?";
+    if (n >= 1L << 30) return String.format(Locale.ROOT, "%.2f GiB", n / (double) (1L << 30));
+    if (n >= 1L << 20) return String.format(Locale.ROOT, "%.1f MiB", n / (double) (1L << 20));
+    if (n >= 1L << 10) return String.format(Locale.ROOT, "%.1f KiB", n / 1024.0);
+    return n + " B";
+  }
+
   /** 1234567 -> "1.23M", 12345 -> "12.3k". */
   static String rate(double r) {
     if (r >= 1e6) return String.format(Locale.ROOT, "%.2fM", r / 1e6);

@@ -8,7 +8,8 @@ import picocli.CommandLine.Command;
     name = "pread",
     mixinStandardHelpOptions = true,
     description = "pread-directory benchmarks",
-    subcommands = {BenchCommand.class, BufferSweepCommand.class, JmhCommand.class, WorkerCommand.class})
+    subcommands = {BenchCommand.class, BufferSweepCommand.class, JmhCommand.class, WorkerCommand.class,
+        QueryWorkerCommand.class})
 public final class Main {
   public static void main(String[] args) {
     System.exit(new CommandLine(new Main()).execute(args));

@@ -164,6 +164,45 @@ final class MemoryCgroup implements AutoCloseable {
     }
   }
 
+  /** This process's own memory cgroup folder. */
+  private static Path ownDir() throws IOException {
+    return isV2() ? ROOT.resolve(ownPath("0", "").substring(1))
+        : ROOT.resolve("memory").resolve(ownPath(null, "memory").substring(1));
+  }
+
+  /** Memory charged to this process's own cgroup (anonymous, kernel and page cache), or -1. */
+  static long ownUsageBytes() {
+    try {
+      Path dir = ownDir();
+      return Long.parseLong(Files.readString(dir.resolve(isV2() ? "memory.current" : "memory.usage_in_bytes")).trim());
+    } catch (IOException | RuntimeException e) {
+      return -1;
+    }
+  }
+
+  /** Sets the limit of this process's own cgroup (root only): lets a worker size its page-cache budget. */
+  static void setOwnLimit(long bytes) throws IOException {
+    Path dir = ownDir();
+    Files.writeString(dir.resolve(isV2() ? "memory.max" : "memory.limit_in_bytes"), Long.toString(bytes));
+  }
+
+  /** Page cache charged to this process's own memory cgroup, or -1 where that cannot be read. */
+  static long ownPageCacheBytes() {
+    try {
+      boolean v2 = isV2();
+      Path dir = ownDir();
+      String key = v2 ? "file " : "cache ";
+      for (String line : Files.readAllLines(dir.resolve("memory.stat"))) {
+        if (line.startsWith(key)) {
+          return Long.parseLong(line.substring(key.length()).trim());
+        }
+      }
+      return -1;
+    } catch (IOException | RuntimeException e) {
+      return -1;
+    }
+  }
+
   /** Peak memory charged to the group (page cache included). */
   long peakBytes() {
     try {

@@ -45,6 +45,7 @@ final class Report {
     md.append("Every read is checked against the file's content (a fingerprint of each read, one read"
         + " per thread and cell compared byte by byte). Reads/s are medians over rounds; ratios are"
         + " medians of per-round ratios (cells of a round run back to back, strategies rotated).\n\n");
+    md.append(luceneTables(r));
     md.append(randomReadTables(r));
     if (!r.reference.isEmpty()) {
       md.append("### Reference rows (physical limits, same run)\n\n| what | figure |\n|---|---:|\n");
@@ -74,6 +75,45 @@ final class Report {
       md.append('\n');
     }
     return md.toString();
+  }
+
+  private static final List<String> LUCENE_REGIMES = List.of("warm", "pressure", "cold");
+
+  private static String luceneTables(Results r) {
+    if (r.lucene == null || r.queryCells.isEmpty()) {
+      return "";
+    }
+    StringBuilder sb = new StringBuilder();
+    long queries = r.queryCells.stream().mapToLong(c -> c.queries).sum();
+    sb.append(String.format(Locale.ROOT, "### Lucene queries: %s index, %,d documents in %d segments%n%n",
+        Format.size(r.lucene.indexBytes), r.lucene.docs, r.lucene.segments));
+    sb.append(String.format(Locale.ROOT, "Corpus: %s. A seeded mix of %d queries (term queries of three frequency"
+        + " classes, AND, OR, phrase, range sorted by size, KNN k=10; the top 10 stored documents fetched for"
+        + " each), the same for every Directory. All %,d queries run returned the reference hits (checksums of"
+        + " ids, scores, counts and stored fields, taken on dir-mmap).%n%n", r.lucene.corpus, r.lucene.mixSize, queries));
+    for (String regime : LUCENE_REGIMES) {
+      List<Results.QueryCell> mine = r.queryCells.stream().filter(c -> c.regime.equals(regime)).toList();
+      if (mine.isEmpty()) {
+        continue;
+      }
+      int rounds = mine.get(0).qps.length;
+      sb.append(String.format(Locale.ROOT, "#### %s (QPS%s; latency in ms)%n%n", regime,
+          rounds > 1 ? ", median of " + rounds + " rounds" : ""));
+      sb.append("| directory | threads | QPS | vs dir-mmap | vs dir-mmap-random | p50 | p99 | major faults | MB read from storage |\n"
+          + "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+      for (Results.QueryCell c : mine) {
+        Results.QueryCell mm = r.queryCell(regime, "dir-mmap", c.threads);
+        Results.QueryCell mr = r.queryCell(regime, "dir-mmap-random", c.threads);
+        sb.append(String.format(Locale.ROOT, "| %s | %d | %.1f | %s | %s | %.2f | %.2f | %d | %s |%n", c.directory,
+            c.threads, BenchCommand.median(c.qps),
+            mm == null ? "" : Format.ratio(BenchCommand.pairedRatio(c.qps, mm.qps)),
+            mr == null ? "" : Format.ratio(BenchCommand.pairedRatio(c.qps, mr.qps)),
+            BenchCommand.median(c.p50Micros) / 1000, BenchCommand.median(c.p99Micros) / 1000, c.majorFaults,
+            c.storageReadBytes < 0 ? "?" : String.format(Locale.ROOT, "%.0f", c.storageReadBytes / 1e6)));
+      }
+      sb.append('\n');
+    }
+    return sb.toString();
   }
 
   private static String batchTables(Results r) {
@@ -254,6 +294,35 @@ final class Report {
       String name = "random-reads-" + regime + ".png";
       BitmapEncoder.saveBitmap(chart, folder.resolve(name).toString(), BitmapEncoder.BitmapFormat.PNG);
       names.add(name);
+    }
+    if (r.lucene != null && !r.queryCells.isEmpty()) {
+      CategoryChart chart = new CategoryChartBuilder().width(1000).height(560)
+          .title("Lucene queries per second, " + Format.size(r.lucene.indexBytes) + " index (log scale)")
+          .xAxisTitle("regime").yAxisTitle("queries per second").build();
+      chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
+      chart.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);
+      chart.getStyler().setYAxisLogarithmic(true);
+      chart.getStyler().setYAxisMin(1.0);
+      chart.getStyler().setYAxisDecimalPattern("#,###");
+      List<String> regimes = LUCENE_REGIMES.stream()
+          .filter(g -> r.queryCells.stream().anyMatch(c -> c.regime.equals(g))).toList();
+      List<String> dirs = r.queryCells.stream().map(c -> c.directory).distinct().toList();
+      List<Integer> threads = r.queryCells.stream().map(c -> c.threads).distinct().sorted().toList();
+      for (String d : dirs) {
+        for (int t : threads) {
+          List<String> xs = new ArrayList<>();
+          List<Double> ys = new ArrayList<>();
+          for (String g : regimes) {
+            Results.QueryCell c = r.queryCell(g, d, t);
+            xs.add(g);
+            ys.add(c == null ? 1.0 : Math.max(1, BenchCommand.median(c.qps)));
+          }
+          chart.addSeries(d + ", " + t + " thread" + (t == 1 ? "" : "s"), xs, ys);
+        }
+      }
+      String name = "lucene-qps.png";
+      BitmapEncoder.saveBitmap(chart, folder.resolve(name).toString(), BitmapEncoder.BitmapFormat.PNG);
+      names.add(0, name);
     }
     if (!r.prefetchDistance.isEmpty()) {
       XYChart chart = new XYChartBuilder().width(900).height(520)

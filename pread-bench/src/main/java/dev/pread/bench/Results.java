@@ -56,6 +56,43 @@ final class Results {
     }
   }
 
+  /** One cell of the Lucene-level comparison: per round QPS and latency percentiles. */
+  static final class QueryCell {
+    String regime;
+    String directory;
+    int threads;
+    double[] qps;
+    double[] p50Micros;
+    double[] p99Micros;
+    long queries;
+    long majorFaults = -1;
+    long storageReadBytes = -1;
+    /** Pressure only: page cache charged to the group at the end of the cell. */
+    long pageCacheBytes = -1;
+
+    QueryCell(String regime, String directory, int threads, int rounds) {
+      this.regime = regime;
+      this.directory = directory;
+      this.threads = threads;
+      this.qps = new double[rounds];
+      this.p50Micros = new double[rounds];
+      this.p99Micros = new double[rounds];
+    }
+  }
+
+  /** What the Lucene-level comparison ran on. */
+  static final class Lucene {
+    String index;
+    long indexBytes;
+    String corpus;
+    long docs;
+    int segments;
+    int mixSize;
+    /** Pressure: the limit the worker set, and what it held besides page cache when it did. */
+    long pressureLimit = -1;
+    long pressureOtherBytes = -1;
+  }
+
   String date;
   String command;
   Map<String, String> machine = new LinkedHashMap<>();
@@ -69,6 +106,17 @@ final class Results {
   List<PrefetchLatencyRun.Result> prefetchLatency = new ArrayList<>();
   Map<String, Double> reference = new LinkedHashMap<>();
   List<String> skipped = new ArrayList<>();
+  Lucene lucene;
+  List<QueryCell> queryCells = new ArrayList<>();
+
+  QueryCell queryCell(String regime, String directory, int threads) {
+    for (QueryCell c : queryCells) {
+      if (c.regime.equals(regime) && c.directory.equals(directory) && c.threads == threads) {
+        return c;
+      }
+    }
+    return null;
+  }
 
   Batch batch(String regime, String strategy, int readSize, int batch, boolean prefetch) {
     for (Batch b : batchPrefetch) {

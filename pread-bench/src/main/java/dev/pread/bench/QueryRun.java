@@ -1,0 +1,87 @@
+package dev.pread.bench;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.HdrHistogram.Histogram;
+import org.apache.lucene.search.IndexSearcher;
+
+/**
+ * One timed cell of the Lucene-level benchmark: {@code threads} threads share one searcher and take
+ * the next query of the mix (cycling) until the time is up. Latencies go to an HdrHistogram per
+ * thread. Every query's checksum is compared with the reference; a mismatch fails the run, naming
+ * the query.
+ */
+final class QueryRun {
+  /** What a cell measured. */
+  record Result(long queries, double seconds, double p50Micros, double p99Micros) {
+    double qps() {
+      return queries / seconds;
+    }
+  }
+
+  private QueryRun() {}
+
+  /**
+   * Runs the mix from query {@code first} on for {@code millis}. {@code reference[i]} is the
+   * checksum query i must give.
+   */
+  static Result run(IndexSearcher searcher, QueryMix mix, long[] reference, int threads, int first, long millis,
+      String label) throws Exception {
+    AtomicInteger next = new AtomicInteger(first);
+    AtomicReference<Throwable> failure = new AtomicReference<>();
+    List<Histogram> histograms = new ArrayList<>();
+    List<Thread> workers = new ArrayList<>();
+    long start = System.nanoTime();
+    long deadline = start + millis * 1_000_000L;
+    long[] counts = new long[threads];
+    for (int t = 0; t < threads; t++) {
+      Histogram h = new Histogram(3_600_000_000L, 3);
+      histograms.add(h);
+      int id = t;
+      Thread w = new Thread(() -> {
+        try {
+          while (System.nanoTime() < deadline && failure.get() == null) {
+            int q = Math.floorMod(next.getAndIncrement(), mix.size());
+            long t0 = System.nanoTime();
+            long sum = mix.run(searcher, q);
+            h.recordValue(Math.max(1, (System.nanoTime() - t0) / 1000));
+            if (sum != reference[q]) {
+              throw new IllegalStateException(label + ": query " + q + " (" + mix.get(q).kind() + ": "
+                  + mix.get(q).query() + ") returned different hits than the reference");
+            }
+            counts[id]++;
+          }
+        } catch (Throwable e) {
+          failure.compareAndSet(null, e);
+        }
+      }, "query-" + t);
+      workers.add(w);
+      w.start();
+    }
+    for (Thread w : workers) {
+      w.join();
+    }
+    double seconds = (System.nanoTime() - start) / 1e9;
+    if (failure.get() != null) {
+      throw new IllegalStateException(label + " failed", failure.get());
+    }
+    Histogram all = new Histogram(3_600_000_000L, 3);
+    long total = 0;
+    for (int t = 0; t < threads; t++) {
+      all.add(histograms.get(t));
+      total += counts[t];
+    }
+    return new Result(total, seconds, all.getValueAtPercentile(50), all.getValueAtPercentile(99));
+  }
+
+  /** The checksum of every query of the mix, run once in order on one thread. */
+  static long[] reference(IndexSearcher searcher, QueryMix mix) throws Exception {
+    long[] sums = new long[mix.size()];
+    for (int i = 0; i < sums.length; i++) {
+      sums[i] = mix.run(searcher, i);
+    }
+    return sums;
+  }
+}
