@@ -30,9 +30,10 @@ import picocli.CommandLine.Option;
 @Command(
     name = "bench",
     mixinStandardHelpOptions = true,
-    description = "Compare read strategies warm, cold and under a memory limit; write a report.")
+    description = "Compare Directories on a Lucene index and query mix, and read strategies, warm, cold and under a"
+        + " memory limit; write a report.")
 final class BenchCommand implements Callable<Integer> {
-  @Option(names = "--full", description = "Run the whole matrix (bigger file, 1/2/4/8 threads, every prefetch distance, more rounds).")
+  @Option(names = "--full", description = "Run the whole matrix (3 GiB index, 30 s cold, 4 GiB file, 1/2/4/8 threads, every prefetch distance and batch size, 8 KiB batches, more rounds).")
   boolean full;
 
   @Option(names = "--regimes", split = ",", description = "Any of warm, cold, pressure (default: all).")
@@ -53,7 +54,7 @@ final class BenchCommand implements Callable<Integer> {
   @Option(names = "--strategies", split = ",", description = "Strategies (default: ${DEFAULT-VALUE}; also filechannel-heap, mmap, ffi-pread-odirect).")
   List<String> strategies = ReadStrategies.CLI_DEFAULT;
 
-  @Option(names = "--rounds", description = "Warm rounds (default: 9; 15 with --full).")
+  @Option(names = "--rounds", description = "Warm rounds (default: 5; 15 with --full).")
   Integer rounds;
 
   @Option(names = "--seconds", description = "Measured seconds per warm cell and round (default: ${DEFAULT-VALUE}).")
@@ -62,7 +63,7 @@ final class BenchCommand implements Callable<Integer> {
   @Option(names = "--io-seconds", description = "Measured seconds per cold or pressure cell (default: ${DEFAULT-VALUE}).")
   double ioSeconds = 1.5;
 
-  @Option(names = "--io-rounds", description = "Rounds of cold and pressure cells (default: 3; 5 with --full).")
+  @Option(names = "--io-rounds", description = "Rounds of cold and pressure cells (default: 2; 5 with --full).")
   Integer ioRounds;
 
   @Option(names = "--pressure-file-size", description = "Data file of the pressure regime (default: ${DEFAULT-VALUE}, 4x the limit).")
@@ -93,10 +94,10 @@ final class BenchCommand implements Callable<Integer> {
   @Option(names = "--corpus", description = "auto (the JDK's src.zip when present) or generated (default: ${DEFAULT-VALUE}).")
   String corpus = "auto";
 
-  @Option(names = "--query-seconds", description = "Measured seconds per warm and pressure query cell (default: 3; 10 with --full).")
+  @Option(names = "--query-seconds", description = "Measured seconds per warm and pressure query cell (default: 2; 10 with --full).")
   Double querySeconds;
 
-  @Option(names = "--cold-seconds", description = "Seconds of queries measured after dropping the cache (default: 5; 30 with --full).")
+  @Option(names = "--cold-seconds", description = "Seconds of queries measured after dropping the cache (default: 3; 30 with --full).")
   Double coldSeconds;
 
   private static final int IO_READ_SIZE = 16384;
@@ -105,8 +106,8 @@ final class BenchCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     long size = Format.parseBytes(fileSize != null ? fileSize : full ? "4g" : "1g");
     List<Integer> warmThreads = threads != null ? threads : full ? List.of(1, 2, 4, 8) : List.of(1, 2);
-    int warmRounds = rounds != null ? rounds : full ? 15 : 9;
-    int ioR = ioRounds != null ? ioRounds : full ? 5 : 3;
+    int warmRounds = rounds != null ? rounds : full ? 15 : 5;
+    int ioR = ioRounds != null ? ioRounds : full ? 5 : 2;
     int[] distances = full ? new int[] {0, 1, 2, 4, 8, 16, 32, 64} : new int[] {0, 1, 4, 16, 64};
     int[] batches = full ? new int[] {1, 2, 4, 8, 16, 32, 64} : new int[] {1, 4, 16, 64};
     int batchRounds = full ? ioR : 2;
@@ -223,12 +224,12 @@ final class BenchCommand implements Callable<Integer> {
           "unknown corpus '" + corpus + "'; known: auto, generated");
     };
     o.mixSize = 1000;
-    o.warmSeconds = querySeconds != null ? querySeconds : full ? 10 : 3;
+    o.warmSeconds = querySeconds != null ? querySeconds : full ? 10 : 2;
     o.warmRounds = full ? 3 : 1;
-    o.coldSeconds = coldSeconds != null ? coldSeconds : full ? 30 : 5;
+    o.coldSeconds = coldSeconds != null ? coldSeconds : full ? 30 : 3;
     o.pressureSeconds = o.warmSeconds;
-    o.pressureWarmupCapSeconds = full ? 30 : 8;
-    o.jitWarmupSeconds = full ? 5 : 2;
+    o.pressureWarmupCapSeconds = full ? 30 : 4;
+    o.jitWarmupSeconds = full ? 5 : 1.5;
     o.pressureHeap = pressureHeap;
     o.pressureOverhead = 192L << 20;
     o.threads = new int[] {1, 2};
@@ -352,7 +353,7 @@ final class BenchCommand implements Callable<Integer> {
     spec.fileSize = size;
     spec.bufferSize = bufferSize;
     spec.limit = limit;
-    spec.warmupCapSeconds = 4;
+    spec.warmupCapSeconds = full ? 6 : 3;
     spec.seconds = ioSeconds;
     spec.rounds = ioR;
     spec.strategies = pressureStrategies.toArray(String[]::new);

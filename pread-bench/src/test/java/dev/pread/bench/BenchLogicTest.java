@@ -75,6 +75,70 @@ public class BenchLogicTest {
   }
 
   @Test
+  public void vectorsAreDeterministicUnitVectors() {
+    float[] a = BenchIndex.vectorOf("public static void main(String[] args)");
+    float[] b = BenchIndex.vectorOf("public static void main(String[] args)");
+    assertArrayEquals(a, b, 0f);
+    double norm = 0;
+    for (float x : a) {
+      norm += x * x;
+    }
+    assertEquals(1.0, norm, 1e-5);
+    assertFalse(java.util.Arrays.equals(a, BenchIndex.vectorOf("class Foo extends Bar")));
+    assertEquals(1f, BenchIndex.vectorOf("1234 ++ --")[0], 0f); // no words: a fixed unit vector
+  }
+
+  @Test
+  public void variationDropsEveryNthLine() {
+    assertEquals("a\nb\nc\nd", BenchIndex.vary("a\nb\nc\nd", 0));
+    assertEquals("a\nb\nd\n", BenchIndex.vary("a\nb\nc\nd", 1)); // pass 1 drops every 3rd line
+  }
+
+  /**
+   * A small generated index: every Directory returns the reference hits for the whole mix, the mix
+   * is the same when built twice, and a wrong reference fails the run naming the query.
+   */
+  @Test
+  public void everyDirectoryReturnsTheReferenceHits() throws Exception {
+    Path data = tmp.newFolder("data").toPath();
+    Path index = BenchIndex.ensure(data, Corpus.generated(), 8L << 20);
+    assertTrue(BenchIndex.sizeOf(index) >= 4L << 20);
+    assertEquals("the second call reuses the index", index, BenchIndex.ensure(data, Corpus.generated(), 8L << 20));
+    QueryMix mix;
+    long[] reference;
+    try (org.apache.lucene.store.Directory d = LuceneBench.open("dir-mmap", index);
+        org.apache.lucene.index.DirectoryReader reader = org.apache.lucene.index.DirectoryReader.open(d)) {
+      mix = QueryMix.build(reader, 50, 42);
+      assertEquals(mix.fingerprint(), QueryMix.build(reader, 50, 42).fingerprint());
+      assertTrue(mix.fingerprint() != QueryMix.build(reader, 50, 43).fingerprint());
+      reference = QueryRun.reference(new org.apache.lucene.search.IndexSearcher(reader), mix);
+    }
+    java.util.Set<String> kinds = new java.util.TreeSet<>();
+    for (int i = 0; i < mix.size(); i++) {
+      kinds.add(mix.get(i).kind());
+    }
+    assertEquals(java.util.Set.of("and", "knn", "or", "phrase", "range", "term-high", "term-low", "term-medium"), kinds);
+    for (String name : java.util.List.of("dir-pread", "dir-pread-random", "dir-niofs", "dir-mmap-random")) {
+      try (org.apache.lucene.store.Directory d = LuceneBench.open(name, index);
+          org.apache.lucene.index.DirectoryReader reader = org.apache.lucene.index.DirectoryReader.open(d)) {
+        org.apache.lucene.search.IndexSearcher searcher = new org.apache.lucene.search.IndexSearcher(reader);
+        QueryRun.Result r = QueryRun.run(searcher, mix, reference, 2, 0, 200, name);
+        assertTrue(name + " ran no queries", r.queries() > 0);
+        assertTrue(r.p99Micros() >= r.p50Micros());
+      }
+    }
+    long[] wrong = reference.clone();
+    wrong[3] ^= 1;
+    try (org.apache.lucene.store.Directory d = LuceneBench.open("dir-pread", index);
+        org.apache.lucene.index.DirectoryReader reader = org.apache.lucene.index.DirectoryReader.open(d)) {
+      org.apache.lucene.search.IndexSearcher searcher = new org.apache.lucene.search.IndexSearcher(reader);
+      IllegalStateException e = assertThrows(IllegalStateException.class,
+          () -> QueryRun.run(searcher, mix, wrong, 1, 0, 10_000, "dir-pread"));
+      assertTrue(String.valueOf(e.getCause()), String.valueOf(e.getCause()).contains("query 3"));
+    }
+  }
+
+  @Test
   public void dataFileHasItsContentAndIsReused() throws Exception {
     Path f = tmp.getRoot().toPath().resolve("d.dat");
     DataFile.ensure(f, 1 << 20);
