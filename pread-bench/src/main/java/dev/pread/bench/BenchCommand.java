@@ -229,7 +229,7 @@ final class BenchCommand implements Callable<Integer> {
     o.coldSeconds = coldSeconds != null ? coldSeconds : full ? 30 : 3;
     o.pressureSeconds = o.warmSeconds;
     o.pressureWarmupCapSeconds = full ? 30 : 4;
-    o.jitWarmupSeconds = full ? 5 : 1.5;
+    o.jitWarmupSeconds = full ? 5 : 2;
     o.pressureHeap = pressureHeap;
     o.pressureOverhead = 192L << 20;
     o.threads = new int[] {1, 2};

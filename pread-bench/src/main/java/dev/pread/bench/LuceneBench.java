@@ -87,7 +87,7 @@ final class LuceneBench {
   /** Number of steps {@link #run} reports to its progress callback. */
   static long steps(Options o) {
     long perRegime = (long) o.directories.size() * o.threads.length;
-    return 3 + (o.warm ? perRegime * o.warmRounds : 0) + (o.cold ? perRegime : 0) + (o.pressure ? perRegime + o.directories.size() : 0);
+    return 2 + (o.warm ? perRegime * o.warmRounds : 0) + (o.cold ? perRegime : 0) + (o.pressure ? perRegime : 0);
   }
 
   static void run(Results r, Options o, Consumer<String> step) throws Exception {
@@ -108,80 +108,140 @@ final class LuceneBench {
       reference = QueryRun.reference(new IndexSearcher(reader), mix);
     }
     r.lucene.mixSize = mix.size();
-    step.accept("lucene: compiling every Directory's query paths");
-    for (String name : o.directories) {
-      try (Directory d = open(name, index); DirectoryReader reader = DirectoryReader.open(d)) {
-        QueryRun.run(new IndexSearcher(reader), mix, reference, 1, 0, (long) (o.jitWarmupSeconds * 1000), name);
-      }
+    long budget = indexBytes / 4;
+    Optional<String> noCgroup = o.pressure ? MemoryCgroup.unavailableReason() : Optional.empty();
+    if (noCgroup.isPresent()) {
+      r.skipped.add("lucene pressure regime: " + noCgroup.get());
     }
+    List<String> regimes = new ArrayList<>();
     if (o.warm) {
-      r.regimes.put("lucene warm", String.format(Locale.ROOT, "after %.0f s of untimed queries per Directory (JIT),"
-          + " every index file is read right before each cell; 0.5 s of queries as warm-up, then %.1f s measured;"
-          + " %d rounds, directories rotated", o.jitWarmupSeconds, o.warmSeconds, o.warmRounds));
-      for (int rr = 0; rr < o.warmRounds; rr++) {
-        int round = rr;
-        for (int k = 0; k < o.directories.size(); k++) {
-          String name = o.directories.get((k + round) % o.directories.size());
-          for (int t : o.threads) {
-            step.accept("lucene warm " + name + " x" + t);
-            warmFiles(index);
-            try (Directory d = open(name, index); DirectoryReader reader = DirectoryReader.open(d)) {
-              IndexSearcher searcher = new IndexSearcher(reader);
-              QueryRun.run(searcher, mix, reference, t, round * 997, 500, name);
-              record(r, "warm", name, t, o.warmRounds, round, () -> QueryRun.run(searcher, mix, reference, t,
-                  round * 997 + 101, (long) (o.warmSeconds * 1000), name));
-            }
-          }
-        }
-      }
+      regimes.add("warm");
+      r.regimes.put("lucene warm", String.format(Locale.ROOT, "every index file is read right before each cell;"
+          + " 0.5 s of queries as warm-up, then %.1f s measured; %d round(s), Directories rotated", o.warmSeconds,
+          o.warmRounds));
     }
     if (o.cold) {
+      regimes.add("cold");
       r.regimes.put("lucene cold", String.format(Locale.ROOT, "the page cache is dropped by %s before each cell;"
           + " the Directory and reader open after the drop; the first %.1f s of queries are measured",
           CacheControl.method(), o.coldSeconds));
-      for (int k = 0; k < o.directories.size(); k++) {
-        String name = o.directories.get(k);
-        for (int t : o.threads) {
-          step.accept("lucene cold " + name + " x" + t);
-          evict(index);
-          try (Directory d = open(name, index); DirectoryReader reader = DirectoryReader.open(d)) {
-            IndexSearcher searcher = new IndexSearcher(reader);
-            record(r, "cold", name, t, 1, 0,
-                () -> QueryRun.run(searcher, mix, reference, t, 0, (long) (o.coldSeconds * 1000), name));
+    }
+    if (o.pressure && noCgroup.isEmpty()) {
+      regimes.add("pressure");
+    }
+    long hits = 0;
+    long minCache = Long.MAX_VALUE;
+    long maxCache = 0;
+    String where = "";
+    for (String regime : regimes) {
+      int rounds = regime.equals("warm") ? o.warmRounds : 1;
+      for (int round = 0; round < rounds; round++) {
+        for (int k = 0; k < o.directories.size(); k++) {
+          String name = o.directories.get((k + round) % o.directories.size());
+          QueryWorkerCommand.Spec spec = new QueryWorkerCommand.Spec();
+          spec.index = index.toAbsolutePath().toString();
+          spec.regime = regime;
+          spec.directory = name;
+          spec.threads = o.threads;
+          spec.seconds = switch (regime) {
+            case "warm" -> o.warmSeconds;
+            case "cold" -> o.coldSeconds;
+            default -> o.pressureSeconds;
+          };
+          spec.firstQuery = round * 997;
+          spec.jitWarmupSeconds = o.jitWarmupSeconds;
+          spec.warmupCapSeconds = o.pressureWarmupCapSeconds;
+          spec.warmupBytes = budget;
+          spec.pageCacheBudget = budget;
+          spec.mixSize = mix.size();
+          spec.mixFingerprint = mix.fingerprint();
+          spec.reference = reference;
+          Results w;
+          if (regime.equals("pressure")) {
+            long limit = Format.parseBytes(o.pressureHeap) + o.pressureOverhead + budget; // tightened by the worker
+            try (MemoryCgroup cg = MemoryCgroup.create("pread-bench-q-" + ProcessHandle.current().pid(), limit)) {
+              where = cg.describe().replaceFirst(", limit .*", "");
+              w = runWorker(spec, o.pressureHeap, cg, step);
+              hits += Math.max(0, cg.limitHits());
+            }
+          } else {
+            w = runWorker(spec, "1g", null, step);
+          }
+          for (Results.QueryCell c : w.queryCells) {
+            Results.QueryCell mine = r.queryCell(regime, name, c.threads);
+            if (mine == null) {
+              mine = new Results.QueryCell(regime, name, c.threads, rounds);
+              r.queryCells.add(mine);
+            }
+            mine.qps[round] = c.qps[0];
+            mine.p50Micros[round] = c.p50Micros[0];
+            mine.p99Micros[round] = c.p99Micros[0];
+            mine.queries += c.queries;
+            mine.majorFaults = Math.max(0, mine.majorFaults) + Math.max(0, c.majorFaults);
+            mine.storageReadBytes = Math.max(0, mine.storageReadBytes) + Math.max(0, c.storageReadBytes);
+            mine.pageCacheBytes = c.pageCacheBytes;
+            Results.QueryCell target = mine;
+            c.meanMicrosByKind.forEach((kind, v) -> target.meanMicrosByKind.merge(kind, v / rounds, Double::sum));
+            if (c.pageCacheBytes >= 0) {
+              minCache = Math.min(minCache, c.pageCacheBytes);
+              maxCache = Math.max(maxCache, c.pageCacheBytes);
+            }
+          }
+          if (w.lucene != null && w.lucene.pressureLimit > 0) {
+            r.lucene.pressureLimit = w.lucene.pressureLimit;
+            r.lucene.pressureOtherBytes = w.lucene.pressureOtherBytes;
           }
         }
       }
     }
-    if (o.pressure) {
-      Optional<String> why = MemoryCgroup.unavailableReason();
-      if (why.isPresent()) {
-        r.skipped.add("lucene pressure regime: " + why.get());
-      } else {
-        runPressure(r, o, index, indexBytes, mix, reference, step);
+    if (regimes.contains("pressure")) {
+      r.regimes.put("lucene pressure", String.format(Locale.ROOT, "a child JVM per Directory (heap %s pre-touched,"
+          + " SerialGC) in a memory cgroup (%s). After compiling its query paths (%.1f s of queries), the worker"
+          + " set the limit to what it held besides page cache (%s in the last worker) plus a page-cache budget of a"
+          + " quarter of the %s index (%s); the groups hit their limits %d times; page cache charged at the end"
+          + " of the cells: %s to %s. Then the index is evicted, the Directory reopens, queries run untimed until"
+          + " the budget's worth was read from storage (cap %.0f s), and %.1f s are measured per thread count",
+          o.pressureHeap, where, o.jitWarmupSeconds, Format.size(r.lucene.pressureOtherBytes), Format.size(indexBytes),
+          Format.size(budget), hits, minCache == Long.MAX_VALUE ? "?" : Format.size(minCache),
+          minCache == Long.MAX_VALUE ? "?" : Format.size(maxCache), o.pressureWarmupCapSeconds, o.pressureSeconds));
+    }
+  }
+
+  /** Runs one worker JVM (in {@code cgroup} when not null) and returns what it measured. */
+  private static Results runWorker(QueryWorkerCommand.Spec spec, String heap, MemoryCgroup cgroup,
+      Consumer<String> step) throws Exception {
+    Path tmp = Files.createTempDirectory("pread-bench-query-worker");
+    Path specFile = tmp.resolve("spec.json");
+    Path outFile = tmp.resolve("out.json");
+    Gson gson = new Gson();
+    Files.writeString(specFile, gson.toJson(spec));
+    String jar = Path.of(LuceneBench.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+    List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "--enable-native-access=ALL-UNNAMED", "-Xmx" + heap, "-Xms" + heap, "-XX:+AlwaysPreTouch",
+        "-XX:+UseSerialGC", "-cp", jar, Main.class.getName(), "query-worker", "--spec", specFile.toString(),
+        "--out", outFile.toString());
+    Process p = new ProcessBuilder(cgroup != null ? cgroup.wrap(cmd) : cmd).redirectErrorStream(true).start();
+    List<String> log = new ArrayList<>();
+    try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+      String line;
+      while ((line = in.readLine()) != null) {
+        log.add(line);
+        if (line.startsWith("lucene ") && line.contains(" QPS")) {
+          step.accept(line);
+        }
       }
     }
-  }
-
-  private interface Cell {
-    QueryRun.Result run() throws Exception;
-  }
-
-  private static void record(Results r, String regime, String name, int threads, int rounds, int round, Cell cell)
-      throws Exception {
-    Results.QueryCell c = r.queryCell(regime, name, threads);
-    if (c == null) {
-      c = new Results.QueryCell(regime, name, threads, rounds);
-      r.queryCells.add(c);
+    int rc = p.waitFor();
+    if (rc != 0) {
+      throw new IllegalStateException("lucene " + spec.regime + " worker for " + spec.directory + " failed (exit " + rc
+          + (cgroup != null ? "; 137 means the cgroup's OOM killer" : "") + "):\n"
+          + String.join("\n", log.subList(Math.max(0, log.size() - 30), log.size())));
     }
-    ProcStats before = ProcStats.now();
-    QueryRun.Result res = cell.run();
-    ProcStats d = ProcStats.now().minus(before);
-    c.qps[round] = res.qps();
-    c.p50Micros[round] = res.p50Micros();
-    c.p99Micros[round] = res.p99Micros();
-    c.queries += res.queries();
-    c.majorFaults = Math.max(0, c.majorFaults) + d.majorFaults();
-    c.storageReadBytes = Math.max(0, c.storageReadBytes) + d.storageReadBytes();
+    Results w = gson.fromJson(Files.readString(outFile), Results.class);
+    Files.deleteIfExists(specFile);
+    Files.deleteIfExists(outFile);
+    Files.deleteIfExists(tmp);
+    return w;
   }
 
   /** Reads every file of the index, so that the warm regime is warm (this VM evicts idle cache). */
@@ -208,83 +268,5 @@ final class LuceneBench {
         }
       }
     }
-  }
-
-  private static void runPressure(Results r, Options o, Path index, long indexBytes, QueryMix mix, long[] reference,
-      Consumer<String> step) throws Exception {
-    long heap = Format.parseBytes(o.pressureHeap);
-    long budget = indexBytes / 4;
-    // A generous start; the worker tightens it to its own footprint + the budget.
-    long limit = heap + o.pressureOverhead + budget;
-    QueryWorkerCommand.Spec spec = new QueryWorkerCommand.Spec();
-    spec.index = index.toAbsolutePath().toString();
-    spec.directories = o.directories.toArray(String[]::new);
-    spec.threads = o.threads;
-    spec.seconds = o.pressureSeconds;
-    spec.warmupCapSeconds = o.pressureWarmupCapSeconds;
-    spec.warmupBytes = budget;
-    spec.pageCacheBudget = budget;
-    spec.jitWarmupSeconds = o.jitWarmupSeconds;
-    spec.mixSize = mix.size();
-    spec.mixFingerprint = mix.fingerprint();
-    spec.reference = reference;
-    Path tmp = Files.createTempDirectory("pread-bench-query-worker");
-    Path specFile = tmp.resolve("spec.json");
-    Path outFile = tmp.resolve("out.json");
-    Gson gson = new Gson();
-    Files.writeString(specFile, gson.toJson(spec));
-    String jar = Path.of(LuceneBench.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
-    List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "--enable-native-access=ALL-UNNAMED", "-Xmx" + o.pressureHeap, "-Xms" + o.pressureHeap, "-XX:+AlwaysPreTouch",
-        "-XX:+UseSerialGC",
-        "-cp", jar, Main.class.getName(), "query-worker", "--spec", specFile.toString(), "--out", outFile.toString());
-    String where;
-    long hits;
-    try (MemoryCgroup cg = MemoryCgroup.create("pread-bench-q-" + ProcessHandle.current().pid(), limit)) {
-      where = cg.describe();
-      Process p = new ProcessBuilder(cg.wrap(cmd)).redirectErrorStream(true).start();
-      List<String> log = new ArrayList<>();
-      try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-        String line;
-        while ((line = in.readLine()) != null) {
-          log.add(line);
-          if (line.startsWith("lucene pressure ") && !line.startsWith("lucene pressure limit")) {
-            step.accept(line);
-          }
-        }
-      }
-      int rc = p.waitFor();
-      if (rc != 0) {
-        throw new IllegalStateException("lucene pressure worker failed (exit " + rc + "; 137 means the cgroup's OOM"
-            + " killer):\n" + String.join("\n", log.subList(Math.max(0, log.size() - 30), log.size())));
-      }
-      hits = cg.limitHits();
-    }
-    Results w = gson.fromJson(Files.readString(outFile), Results.class);
-    r.queryCells.addAll(w.queryCells);
-    r.lucene.pressureLimit = w.lucene.pressureLimit;
-    r.lucene.pressureOtherBytes = w.lucene.pressureOtherBytes;
-    Files.deleteIfExists(specFile);
-    Files.deleteIfExists(outFile);
-    Files.deleteIfExists(tmp);
-    long minCache = Long.MAX_VALUE;
-    long maxCache = 0;
-    for (Results.QueryCell c : w.queryCells) {
-      if (c.pageCacheBytes >= 0) {
-        minCache = Math.min(minCache, c.pageCacheBytes);
-        maxCache = Math.max(maxCache, c.pageCacheBytes);
-      }
-    }
-    r.regimes.put("lucene pressure", String.format(Locale.ROOT, "a child JVM (heap %s pre-touched, SerialGC) in %s;"
-        + " after compiling every Directory's query paths (%.0f s each), the worker set the limit to what it held"
-        + " besides page cache (%s) + a page-cache budget of a quarter of the %s index: %s; the group hit its limit"
-        + " %d times; page cache charged to the group at the end of the cells: %s to %s. Per Directory:"
-        + " the index is evicted, the Directory opens, queries run untimed until a quarter of the index was read"
-        + " from storage (cap %.0f s), then %.1f s are measured per thread count",
-        o.pressureHeap, where, o.jitWarmupSeconds, Format.size(r.lucene.pressureOtherBytes), Format.size(indexBytes),
-        Format.size(r.lucene.pressureLimit), hits,
-        minCache == Long.MAX_VALUE ? "?" : Format.size(minCache),
-        minCache == Long.MAX_VALUE ? "?" : Format.size(maxCache),
-        o.pressureWarmupCapSeconds, o.pressureSeconds));
   }
 }

@@ -15,7 +15,8 @@ import org.apache.lucene.search.IndexSearcher;
  */
 final class QueryRun {
   /** What a cell measured. */
-  record Result(long queries, double seconds, double p50Micros, double p99Micros) {
+  record Result(long queries, double seconds, double p50Micros, double p99Micros,
+      java.util.Map<String, Double> meanMicrosByKind) {
     double qps() {
       return queries / seconds;
     }
@@ -36,9 +37,12 @@ final class QueryRun {
     long start = System.nanoTime();
     long deadline = start + millis * 1_000_000L;
     long[] counts = new long[threads];
+    List<java.util.Map<String, long[]>> byKind = new ArrayList<>();
     for (int t = 0; t < threads; t++) {
       Histogram h = new Histogram(3_600_000_000L, 3);
       histograms.add(h);
+      java.util.Map<String, long[]> kinds = new java.util.TreeMap<>();
+      byKind.add(kinds);
       int id = t;
       Thread w = new Thread(() -> {
         try {
@@ -46,7 +50,11 @@ final class QueryRun {
             int q = Math.floorMod(next.getAndIncrement(), mix.size());
             long t0 = System.nanoTime();
             long sum = mix.run(searcher, q);
-            h.recordValue(Math.max(1, (System.nanoTime() - t0) / 1000));
+            long micros = Math.max(1, (System.nanoTime() - t0) / 1000);
+            h.recordValue(micros);
+            long[] k = kinds.computeIfAbsent(mix.get(q).kind(), x -> new long[2]);
+            k[0] += micros;
+            k[1]++;
             if (sum != reference[q]) {
               throw new IllegalStateException(label + ": query " + q + " (" + mix.get(q).kind() + ": "
                   + mix.get(q).query() + ") returned different hits than the reference");
@@ -73,7 +81,17 @@ final class QueryRun {
       all.add(histograms.get(t));
       total += counts[t];
     }
-    return new Result(total, seconds, all.getValueAtPercentile(50), all.getValueAtPercentile(99));
+    java.util.Map<String, long[]> merged = new java.util.TreeMap<>();
+    for (java.util.Map<String, long[]> m : byKind) {
+      m.forEach((k, v) -> {
+        long[] x = merged.computeIfAbsent(k, y -> new long[2]);
+        x[0] += v[0];
+        x[1] += v[1];
+      });
+    }
+    java.util.Map<String, Double> means = new java.util.TreeMap<>();
+    merged.forEach((k, v) -> means.put(k, v[0] / (double) v[1]));
+    return new Result(total, seconds, all.getValueAtPercentile(50), all.getValueAtPercentile(99), means);
   }
 
   /** The checksum of every query of the mix, run once in order on one thread. */

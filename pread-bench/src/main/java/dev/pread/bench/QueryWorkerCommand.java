@@ -11,25 +11,36 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * Hidden: the Lucene-level pressure regime's child process, started by the CLI inside a memory
- * cgroup. It rebuilds the query mix from the index (and checks it is the parent's, by
- * fingerprint), then for each Directory: evicts the index, opens the Directory, runs queries
- * untimed until the page-cache budget's worth was read from storage (so the group is at its limit
- * and reclaiming), and measures each thread count. Hits are checked against the parent's
- * reference checksums.
+ * Hidden: one JVM per Directory and regime of the Lucene-level comparison, like a JMH fork. In a
+ * JVM shared by several Directories, Lucene's hot call sites (LZ4 decompression, postings
+ * decoding) see several IndexInput classes, go megamorphic and run slower for all of them; no
+ * Directory runs like that in production. The worker rebuilds the query mix from the index (and
+ * checks it is the parent's, by fingerprint), compiles its query paths, then runs its regime:
+ *
+ * <ul>
+ *   <li>warm: reads every index file, 0.5 s of queries, then measures each thread count;
+ *   <li>cold: per thread count, drops the page cache, reopens, measures the first seconds;
+ *   <li>pressure (started in a memory cgroup): sets the group's limit to its own footprint plus the
+ *       page-cache budget, evicts the index, reopens, runs queries untimed until the budget's worth
+ *       was read from storage (the group is then at its limit), and measures each thread count.
+ * </ul>
+ *
+ * Hits are checked against the parent's reference checksums.
  */
 @Command(name = "query-worker", hidden = true)
 final class QueryWorkerCommand implements Callable<Integer> {
   /** What the parent asks for. */
   static final class Spec {
     String index;
-    String[] directories;
+    String regime;
+    String directory;
     int[] threads;
     double seconds;
+    int firstQuery;
+    double jitWarmupSeconds;
     double warmupCapSeconds;
     long warmupBytes;
     long pageCacheBudget;
-    double jitWarmupSeconds;
     int mixSize;
     long mixFingerprint;
     long[] reference;
@@ -46,69 +57,90 @@ final class QueryWorkerCommand implements Callable<Integer> {
     Gson gson = new Gson();
     Spec spec = gson.fromJson(Files.readString(specFile), Spec.class);
     Path index = Path.of(spec.index);
+    String name = spec.directory;
     QueryMix mix;
-    try (Directory d = LuceneBench.open("dir-niofs", index); DirectoryReader reader = DirectoryReader.open(d)) {
+    try (Directory d = LuceneBench.open(name, index); DirectoryReader reader = DirectoryReader.open(d)) {
       mix = QueryMix.build(reader, spec.mixSize, 42);
-    }
-    if (mix.fingerprint() != spec.mixFingerprint) {
-      throw new IllegalStateException("the worker built another query mix than the parent");
-    }
-    // Compile the query paths of every Directory before anything is measured.
-    for (String name : spec.directories) {
-      try (Directory d = LuceneBench.open(name, index); DirectoryReader reader = DirectoryReader.open(d)) {
-        QueryRun.run(new IndexSearcher(reader), mix, spec.reference, 1, 0, (long) (spec.jitWarmupSeconds * 1000), name);
+      if (mix.fingerprint() != spec.mixFingerprint) {
+        throw new IllegalStateException("the worker built another query mix than the parent");
       }
+      if (!spec.regime.equals("pressure")) {
+        LuceneBench.warmFiles(index); // keep the compile phase itself from waiting on the disk
+      }
+      QueryRun.run(new IndexSearcher(reader), mix, spec.reference, 1, 0, (long) (spec.jitWarmupSeconds * 1000), name);
     }
-    // Size the limit from what this JVM holds besides page cache (the heap is pre-touched), so that
-    // the page cache gets the budget, no more: the JVM's own footprint is not known in advance.
-    LuceneBench.evict(index);
-    long usage = MemoryCgroup.ownUsageBytes();
-    long cache = MemoryCgroup.ownPageCacheBytes();
-    long limit = -1;
-    if (usage > 0 && cache >= 0) {
-      limit = usage - cache + spec.pageCacheBudget;
-      MemoryCgroup.setOwnLimit(limit);
-    }
-    System.out.printf("lucene pressure limit: %d (usage %d, page cache %d)%n", limit, usage, cache);
     Results r = new Results();
     r.lucene = new Results.Lucene();
-    r.lucene.pressureLimit = limit;
-    r.lucene.pressureOtherBytes = usage - cache;
-    for (String name : spec.directories) {
-      LuceneBench.evict(index);
-      try (Directory d = LuceneBench.open(name, index); DirectoryReader reader = DirectoryReader.open(d)) {
-        IndexSearcher searcher = new IndexSearcher(reader);
-        long start = System.nanoTime();
-        ProcStats before = ProcStats.now();
-        int first = 0;
-        while ((System.nanoTime() - start) / 1e9 < spec.warmupCapSeconds) {
-          QueryRun.Result w = QueryRun.run(searcher, mix, spec.reference, 1, first, 250, name);
-          first += (int) w.queries();
-          long read = ProcStats.now().minus(before).storageReadBytes();
-          if (read < 0 || read >= spec.warmupBytes) {
-            break;
+    int first = spec.firstQuery;
+    switch (spec.regime) {
+      case "warm" -> {
+        try (Directory d = LuceneBench.open(name, index); DirectoryReader reader = DirectoryReader.open(d)) {
+          IndexSearcher searcher = new IndexSearcher(reader);
+          for (int t : spec.threads) {
+            LuceneBench.warmFiles(index);
+            QueryRun.run(searcher, mix, spec.reference, t, first, 500, name);
+            first = measure(r, spec, searcher, mix, t, first + 101);
           }
         }
-        System.out.printf("lucene pressure %s: warmed up in %.1f s%n", name, (System.nanoTime() - start) / 1e9);
+      }
+      case "cold" -> {
         for (int t : spec.threads) {
-          Results.QueryCell c = new Results.QueryCell("pressure", name, t, 1);
-          ProcStats b = ProcStats.now();
-          QueryRun.Result res = QueryRun.run(searcher, mix, spec.reference, t, first, (long) (spec.seconds * 1000), name);
-          first += (int) res.queries();
-          ProcStats d2 = ProcStats.now().minus(b);
-          c.qps[0] = res.qps();
-          c.p50Micros[0] = res.p50Micros();
-          c.p99Micros[0] = res.p99Micros();
-          c.queries = res.queries();
-          c.majorFaults = d2.majorFaults();
-          c.storageReadBytes = d2.storageReadBytes();
-          c.pageCacheBytes = MemoryCgroup.ownPageCacheBytes();
-          r.queryCells.add(c);
-          System.out.printf("lucene pressure %s x%d: %.1f QPS%n", name, t, res.qps());
+          LuceneBench.evict(index);
+          try (Directory d = LuceneBench.open(name, index); DirectoryReader reader = DirectoryReader.open(d)) {
+            measure(r, spec, new IndexSearcher(reader), mix, t, first);
+          }
         }
       }
+      case "pressure" -> {
+        LuceneBench.evict(index);
+        long usage = MemoryCgroup.ownUsageBytes();
+        long cache = MemoryCgroup.ownPageCacheBytes();
+        if (usage <= 0 || cache < 0) {
+          throw new IllegalStateException("cannot read this process's memory cgroup: usage " + usage + ", cache " + cache);
+        }
+        r.lucene.pressureLimit = usage - cache + spec.pageCacheBudget;
+        r.lucene.pressureOtherBytes = usage - cache;
+        MemoryCgroup.setOwnLimit(r.lucene.pressureLimit);
+        try (Directory d = LuceneBench.open(name, index); DirectoryReader reader = DirectoryReader.open(d)) {
+          IndexSearcher searcher = new IndexSearcher(reader);
+          long start = System.nanoTime();
+          ProcStats before = ProcStats.now();
+          while ((System.nanoTime() - start) / 1e9 < spec.warmupCapSeconds) {
+            first += (int) QueryRun.run(searcher, mix, spec.reference, 1, first, 250, name).queries();
+            long read = ProcStats.now().minus(before).storageReadBytes();
+            if (read < 0 || read >= spec.warmupBytes) {
+              break;
+            }
+          }
+          for (int t : spec.threads) {
+            first = measure(r, spec, searcher, mix, t, first);
+          }
+        }
+      }
+      default -> throw new IllegalArgumentException("unknown regime " + spec.regime);
     }
     Files.writeString(outFile, gson.toJson(r));
     return 0;
+  }
+
+  /** Measures one thread count; returns the next query to start from. */
+  private static int measure(Results r, Spec spec, IndexSearcher searcher, QueryMix mix, int threads, int first)
+      throws Exception {
+    Results.QueryCell c = new Results.QueryCell(spec.regime, spec.directory, threads, 1);
+    ProcStats before = ProcStats.now();
+    QueryRun.Result res =
+        QueryRun.run(searcher, mix, spec.reference, threads, first, (long) (spec.seconds * 1000), spec.directory);
+    ProcStats d = ProcStats.now().minus(before);
+    c.qps[0] = res.qps();
+    c.p50Micros[0] = res.p50Micros();
+    c.p99Micros[0] = res.p99Micros();
+    c.queries = res.queries();
+    c.meanMicrosByKind.putAll(res.meanMicrosByKind());
+    c.majorFaults = d.majorFaults();
+    c.storageReadBytes = d.storageReadBytes();
+    c.pageCacheBytes = spec.regime.equals("pressure") ? MemoryCgroup.ownPageCacheBytes() : -1;
+    r.queryCells.add(c);
+    System.out.printf("lucene %s %s x%d: %.1f QPS%n", spec.regime, spec.directory, threads, res.qps());
+    return first + (int) res.queries();
   }
 }

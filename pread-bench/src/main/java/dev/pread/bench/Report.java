@@ -112,8 +112,31 @@ final class Report {
             c.storageReadBytes < 0 ? "?" : String.format(Locale.ROOT, "%.0f", c.storageReadBytes / 1e6)));
       }
       sb.append('\n');
+      sb.append(kindTable(regime, mine));
     }
     return sb.toString();
+  }
+
+  /** Where the time goes: mean latency per query kind, 1 thread, per Directory. */
+  private static String kindTable(String regime, List<Results.QueryCell> mine) {
+    List<Results.QueryCell> one = mine.stream().filter(c -> c.threads == 1 && !c.meanMicrosByKind.isEmpty()).toList();
+    if (one.isEmpty()) {
+      return "";
+    }
+    List<String> kinds = one.get(0).meanMicrosByKind.keySet().stream().toList();
+    StringBuilder sb = new StringBuilder();
+    sb.append(String.format(Locale.ROOT, "Mean latency by query kind, %s, 1 thread (ms):%n%n| directory |", regime));
+    kinds.forEach(k -> sb.append(' ').append(k).append(" |"));
+    sb.append("\n|---|").append("---:|".repeat(kinds.size())).append('\n');
+    for (Results.QueryCell c : one) {
+      sb.append("| ").append(c.directory).append(" |");
+      for (String k : kinds) {
+        Double v = c.meanMicrosByKind.get(k);
+        sb.append(v == null ? " |" : String.format(Locale.ROOT, " %.2f |", v / 1000));
+      }
+      sb.append('\n');
+    }
+    return sb.append('\n').toString();
   }
 
   private static String batchTables(Results r) {

@@ -69,6 +69,8 @@ final class Results {
     long storageReadBytes = -1;
     /** Pressure only: page cache charged to the group at the end of the cell. */
     long pageCacheBytes = -1;
+    /** Mean latency per query kind over all rounds, in microseconds. */
+    java.util.Map<String, Double> meanMicrosByKind = new java.util.TreeMap<>();
 
     QueryCell(String regime, String directory, int threads, int rounds) {
       this.regime = regime;
