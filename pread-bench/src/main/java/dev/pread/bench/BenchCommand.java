@@ -88,7 +88,7 @@ final class BenchCommand implements Callable<Integer> {
   String indexSize;
 
   @Option(names = "--directories", split = ",", description = "Directories of the Lucene-level comparison"
-      + " (default: dir-pread, dir-mmap, dir-mmap-random, dir-niofs; also dir-pread-random).")
+      + " (default: dir-pread, dir-mmap, dir-mmap-random, dir-niofs; also dir-pread-readahead).")
   List<String> directories = LuceneBench.DIRECTORIES;
 
   @Option(names = "--corpus", description = "auto (the JDK's src.zip when present) or generated (default: ${DEFAULT-VALUE}).")

@@ -66,11 +66,10 @@ final class LuceneBench {
         }
         yield d;
       }
-      case "dir-pread-random" -> {
-        // RANDOM advice wherever the context does not ask for sequential reads.
+      case "dir-pread-readahead" -> {
+        // Lucene's hints only: the kernel's readahead where the context gives none.
         PreadDirectory d = (PreadDirectory) open("dir-pread", folder);
-        d.setReadAdvice((file, context) -> PreadDirectory.ADVISE_BY_CONTEXT.apply(file, context)
-            .or(() -> Optional.of(ReadAdvice.RANDOM)));
+        d.setReadAdvice(PreadDirectory.ADVISE_BY_HINTS);
         yield d;
       }
       case "dir-mmap" -> new MMapDirectory(folder, NoLockFactory.INSTANCE);

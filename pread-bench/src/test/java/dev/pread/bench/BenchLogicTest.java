@@ -118,7 +118,7 @@ public class BenchLogicTest {
       kinds.add(mix.get(i).kind());
     }
     assertEquals(java.util.Set.of("and", "knn", "or", "phrase", "range", "term-high", "term-low", "term-medium"), kinds);
-    for (String name : java.util.List.of("dir-pread", "dir-pread-random", "dir-niofs", "dir-mmap-random")) {
+    for (String name : java.util.List.of("dir-pread", "dir-pread-readahead", "dir-niofs", "dir-mmap-random")) {
       try (org.apache.lucene.store.Directory d = LuceneBench.open(name, index);
           org.apache.lucene.index.DirectoryReader reader = org.apache.lucene.index.DirectoryReader.open(d)) {
         org.apache.lucene.search.IndexSearcher searcher = new org.apache.lucene.search.IndexSearcher(reader);
