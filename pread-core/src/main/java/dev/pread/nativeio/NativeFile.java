@@ -261,7 +261,13 @@ public final class NativeFile implements Closeable {
     long done = 0;
     MemorySegment target = buf;
     while (done < count) {
-      long n = NativeIO.pread(capture, fd, target, count - done, position + done);
+      long want = count - done;
+      // Null in production; a test may make this pread fail or come back short.
+      long fault = Faults.before(Faults.Call.PREAD, path, position + done, want);
+      long n =
+          fault < 0
+              ? fault
+              : NativeIO.pread(capture, fd, target, fault > 0 ? Math.min(fault, want) : want, position + done);
       if (n > 0) {
         done += n;
         target = buf.asSlice(done);
