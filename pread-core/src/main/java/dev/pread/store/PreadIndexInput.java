@@ -235,6 +235,8 @@ final class PreadIndexInput extends IndexInput implements RandomAccessInput {
   }
 
   private void fillAt(long position, int needed) throws IOException {
+    // Closed wins over end of file: a closed input must not answer EOFException.
+    ensureOpen();
     long remaining = length - position;
     if (remaining < needed) {
       throw eof(position, needed);
@@ -328,10 +330,10 @@ final class PreadIndexInput extends IndexInput implements RandomAccessInput {
       ensureOpen();
       return (int) index;
     }
+    ensureOpen();
     if (pos < 0) {
       throw new IllegalArgumentException("negative position " + pos + ": " + this);
     }
-    ensureOpen();
     fillAt(pos, n);
     return 0;
   }
@@ -376,6 +378,9 @@ final class PreadIndexInput extends IndexInput implements RandomAccessInput {
       System.arraycopy(buffer, index, bytes, offset, len);
     } else {
       ensureOpen();
+      if (pos < 0) {
+        throw new IllegalArgumentException("negative position " + pos + ": " + this);
+      }
     }
   }
 
@@ -440,8 +445,8 @@ final class PreadIndexInput extends IndexInput implements RandomAccessInput {
 
   @Override
   public IndexInput slice(String sliceDescription, long offset, long length) {
-    checkRange("slice() " + sliceDescription, offset, length);
     ensureOpen();
+    checkRange("slice() " + sliceDescription, offset, length);
     return new PreadIndexInput(
         getFullSliceDescription(sliceDescription),
         file,
