@@ -249,9 +249,11 @@ final class PreadIndexInput extends IndexInput implements RandomAccessInput {
     bufferStart = position;
     bufferLength = 0;
     bufferPosition = 0;
-    readAt(position, buffer, 0, n);
-    bufferLength = n;
-    nextSequential = position + n;
+    // At least what the caller needs; the rest only if the file still has it (it may have been
+    // truncated since it was opened).
+    int got = readAt(position, buffer, 0, needed, n);
+    bufferLength = got;
+    nextSequential = position + got;
   }
 
   /**
@@ -265,8 +267,13 @@ final class PreadIndexInput extends IndexInput implements RandomAccessInput {
   }
 
   private void readAt(long position, byte[] dst, int offset, int len) throws IOException {
+    readAt(position, dst, offset, len, len);
+  }
+
+  /** Reads at least {@code min}, at most {@code max} bytes; returns how many. */
+  private int readAt(long position, byte[] dst, int offset, int min, int max) throws IOException {
     try {
-      file.read(sliceOffset + position, dst, offset, len);
+      return file.readAtLeast(sliceOffset + position, dst, offset, min, max);
     } catch (ClosedFileException e) {
       throw new AlreadyClosedException("Already closed: " + this, e);
     } catch (EOFException e) {

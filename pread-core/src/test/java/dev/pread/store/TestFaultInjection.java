@@ -101,6 +101,7 @@ public class TestFaultInjection extends LuceneTestCase {
       }
       // Every pread comes back short: a 150 KB read takes many calls, each continuing the last.
       try (IndexInput in = dir.openInput("f", IOContext.DEFAULT)) {
+        faults.clearRules();
         faults.failNext(Call.PREAD, Kind.SHORT_READ, 1_000);
         long before = faults.injected(Call.PREAD, Kind.SHORT_READ);
         readAndCheck(in, seed, 0, 1000, 150_000, new Random(0)); // case 0: one readBytes
