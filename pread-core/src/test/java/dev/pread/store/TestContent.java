@@ -47,8 +47,15 @@ final class TestContent {
 
   /** Index of the first byte of {@code b[0..len)} that differs from the file at position, or -1. */
   static int firstMismatch(long seed, long position, byte[] b, int offset, int len) {
+    long wordIndex = -1;
+    long w = 0;
     for (int i = 0; i < len; i++) {
-      if (b[offset + i] != byteAt(seed, position + i)) {
+      long p = position + i;
+      if (p >>> 3 != wordIndex) {
+        wordIndex = p >>> 3;
+        w = word(seed, wordIndex);
+      }
+      if (b[offset + i] != (byte) (w >>> ((p & 7) * 8))) {
         return i;
       }
     }
