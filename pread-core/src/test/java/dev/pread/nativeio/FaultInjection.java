@@ -2,7 +2,9 @@ package dev.pread.nativeio;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
@@ -199,6 +201,20 @@ public final class FaultInjection implements AutoCloseable {
   /** Every fault injected so far. */
   public long injectedTotal() {
     return total.get();
+  }
+
+  /** Faults injected so far, by "CALL/KIND" (e.g. "PREAD/EINTR"), in call and kind order. */
+  public Map<String, Long> counts() {
+    Map<String, Long> m = new LinkedHashMap<>();
+    for (Call c : Call.values()) {
+      for (Kind k : Kind.values()) {
+        long n = injected(c, k);
+        if (n > 0) {
+          m.put(c + "/" + k, n);
+        }
+      }
+    }
+    return m;
   }
 
   /** "PREAD/EINTR=12 PREAD/SHORT_READ=7 ..." for the kinds injected so far. */

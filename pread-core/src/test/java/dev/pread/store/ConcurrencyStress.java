@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -54,7 +55,8 @@ final class ConcurrencyStress {
     final AtomicLong privateOpens = new AtomicLong();
     final AtomicLong alreadyClosedSeen = new AtomicLong();
     final AtomicLong interrupts = new AtomicLong();
-    String faults = "none";
+    /** Faults injected, by "CALL/KIND". */
+    Map<String, Long> faults = Map.of();
     long fdsUnderBefore;
     long fdsUnderAfter;
     long fdsTotalBefore;
@@ -184,7 +186,7 @@ final class ConcurrencyStress {
         }
       } finally {
         if (faults != null) {
-          fig.faults = faults.summary();
+          fig.faults = faults.counts();
           faults.close();
         }
       }
