@@ -28,6 +28,11 @@ import org.apache.lucene.util.BitUtil;
  * after a run of such hits most prefetches skip the probe too (see {@link PrefetchBackoff}). A
  * failing advice is logged once and otherwise ignored: prefetch is a hint.
  *
+ * <p><b>Files changed while open:</b> the input reads the file it opened, through its own
+ * descriptor: a file deleted or replaced by a rename keeps being read. If the file is truncated,
+ * reads of bytes that still exist succeed (a refill that would run past the new end stops there)
+ * and reads past the new end throw {@link EOFException}; no byte is made up.
+ *
  * <p><b>Thread-safety:</b> an instance is not thread-safe; give each thread its own {@link
  * #clone()} or slice. Clones and slices share the descriptor, not the buffer, and their reads
  * proceed in parallel without locking.

@@ -137,7 +137,6 @@ final class DifferentialFuzzer implements AutoCloseable {
 
   private final long seed;
   private final Random r;
-  private final Path root;
   private final Path realRoot;
   private final PreadDirectory ours;
   private final ByteBuffersDirectory ref;
@@ -224,7 +223,6 @@ final class DifferentialFuzzer implements AutoCloseable {
   DifferentialFuzzer(long seed, Path root, FaultInjection faults, FaultMode mode) throws IOException {
     this.seed = seed;
     this.r = new Random(seed);
-    this.root = root;
     this.realRoot = Unwrappable.unwrapAll(root).toAbsolutePath();
     this.mode = mode;
     this.faults = faults;
@@ -466,7 +464,7 @@ final class DifferentialFuzzer implements AutoCloseable {
     }
     Handle h = new Handle(handleCounter++, a, b, null, null, null, name, "open(" + name + ")");
     handles.add(h);
-    countCall("open");
+    count("open");
     note(h + " = open " + name + " " + context);
   }
 
@@ -488,7 +486,7 @@ final class DifferentialFuzzer implements AutoCloseable {
     closeIfInput(a);
     closeIfInput(b);
     compare("openInput(" + name + ")", a, b);
-    countCall("openMissing");
+    count("openMissing");
   }
 
   private static void closeIfInput(Outcome o) throws IOException {
@@ -505,7 +503,7 @@ final class DifferentialFuzzer implements AutoCloseable {
       // Closing a clone or slice does nothing on ours, and Lucene never does it; the reference's
       // clone would really close, so it is not asked.
       h.ours.close();
-      countCall("closeClone");
+      count("closeClone");
       note("close " + h + " (clone/slice, no-op)");
       return;
     }
@@ -524,7 +522,7 @@ final class DifferentialFuzzer implements AutoCloseable {
       note("close " + h + " reported " + f.kind() + "; the input is closed anyway");
       return;
     }
-    countCall(wasClosed ? "closeAgain" : "close");
+    count(wasClosed ? "closeAgain" : "close");
     note("close " + h);
   }
 
@@ -540,7 +538,7 @@ final class DifferentialFuzzer implements AutoCloseable {
     IndexInput b = h.ref.clone();
     Handle c = new Handle(handleCounter++, a, b, null, null, h.root, h.file, "clone(" + h + ")");
     handles.add(c);
-    countCall("clone");
+    count("clone");
     note(c + " = clone " + h + " at " + b.getFilePointer());
     comparePointers(c, "clone");
   }
@@ -568,7 +566,7 @@ final class DifferentialFuzzer implements AutoCloseable {
     Outcome a = outcome(() -> randomAccess ? h.ours.randomAccessSlice(offset, sliceLength) : h.ours.slice("s", offset, sliceLength));
     Outcome b = outcome(() -> randomAccess ? h.ref.randomAccessSlice(offset, sliceLength) : h.ref.slice("s", offset, sliceLength));
     compare(what, new Outcome(null, a.error), new Outcome(null, b.error)); // inputs are compared by use
-    countCall(randomAccess ? "randomAccessSlice" : "slice");
+    count(randomAccess ? "randomAccessSlice" : "slice");
     if (a.error == null) {
       Handle s =
           randomAccess
@@ -611,7 +609,7 @@ final class DifferentialFuzzer implements AutoCloseable {
         throw failure(what + " on " + h + ": expected IllegalArgumentException and no move, got " + a.describe(), a.error);
       }
       stats.exceptionsMatched++;
-      countCall("seek.negative");
+      count("seek.negative");
       note(what + " on " + h + " -> iae");
       return;
     }
@@ -634,7 +632,7 @@ final class DifferentialFuzzer implements AutoCloseable {
         comparePointers(h, "length/getFilePointer");
       }
     }
-    countCall("length");
+    count("length");
   }
 
   private void prefetchOne(Handle h) throws IOException {
@@ -669,7 +667,7 @@ final class DifferentialFuzzer implements AutoCloseable {
       }
       return null;
     });
-    countCall("prefetch");
+    count("prefetch");
     if (bad) {
       // Normalisation: the reference's prefetch is IndexInput's no-op and checks nothing.
       if (!(a.error instanceof IllegalArgumentException)) {
@@ -714,6 +712,7 @@ final class DifferentialFuzzer implements AutoCloseable {
     };
   }
 
+  @SuppressWarnings("deprecation") // readGroupVInt is deprecated in Lucene 10 but still callable
   private void sequentialRead(Handle h) throws IOException {
     long fill = r.nextLong();
     int pad = r.nextInt(16);
@@ -849,7 +848,7 @@ final class DifferentialFuzzer implements AutoCloseable {
         // readString reads a vInt length then allocates it: only where the reference says the
         // length is sane, so that garbage cannot ask for gigabytes.
         if (!h.dead() && !saneStringAhead(h.ref)) {
-          countCall("readString-skipped");
+          count("readString-skipped");
           return;
         }
         what = "readString";
@@ -928,7 +927,7 @@ final class DifferentialFuzzer implements AutoCloseable {
         throw failure(full + ": expected IllegalArgumentException for a negative position, got " + oa.describe(), oa.error);
       }
       stats.exceptionsMatched++;
-      countCall("ra.negative");
+      count("ra.negative");
       note(full + " -> iae");
       if (!h.isRandomAccess()) {
         h.ours.seek(refPointer);
@@ -950,7 +949,7 @@ final class DifferentialFuzzer implements AutoCloseable {
       return call.apply(a);
     });
     compare(full, oa, ob);
-    countCall("ra." + what.substring(0, what.indexOf('(')));
+    count("ra." + what.substring(0, what.indexOf('(')));
     if (!h.isRandomAccess()) {
       // Normalisation: a positional read may move our pointer (as BufferedIndexInput's does).
       h.ours.seek(h.ref.getFilePointer());
@@ -992,7 +991,7 @@ final class DifferentialFuzzer implements AutoCloseable {
     }
     compare(full, a, b);
     String name = what.contains("(") ? what.substring(0, what.indexOf('(')) : what;
-    countCall(name);
+    count(name);
     if (a.error != null) {
       // Both threw: where a failed call leaves the pointer is unspecified; go back.
       h.ours.seek(before);
@@ -1095,7 +1094,7 @@ final class DifferentialFuzzer implements AutoCloseable {
       throw failure(what + " on " + h + " after its original was closed: expected AlreadyClosedException, got " + a.describe(), a.error);
     }
     stats.closedChecks++;
-    countCall("closedCheck");
+    count("closedCheck");
     note(what + " on closed " + h + " -> closed");
   }
 
@@ -1208,10 +1207,6 @@ final class DifferentialFuzzer implements AutoCloseable {
     stats.byOp.merge(op, 1L, Long::sum);
   }
 
-  private void countCall(String op) {
-    count(op);
-  }
-
   private void note(String s) {
     if (log.size() == LOG_TAIL) {
       log.removeFirst();
@@ -1235,7 +1230,4 @@ final class DifferentialFuzzer implements AutoCloseable {
     return new AssertionError(sb.toString(), cause);
   }
 
-  Path root() {
-    return root;
-  }
 }
