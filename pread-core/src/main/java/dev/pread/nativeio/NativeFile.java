@@ -129,20 +129,44 @@ public final class NativeFile implements Closeable {
    * @throws ClosedFileException if the file is closed
    */
   public void read(long position, byte[] dst, int offset, int length) throws IOException {
-    Objects.checkFromIndexSize(offset, length, dst.length);
-    checkPosition(position, length);
+    readAtLeast(position, dst, offset, length, length);
+  }
+
+  /**
+   * Reads at least {@code minLength} and at most {@code maxLength} bytes at {@code position} into
+   * {@code dst[offset..]}, stopping before {@code maxLength} only at end of file. A buffered reader
+   * asks for more than it needs; if the file has shrunk since it was opened, the bytes that still
+   * exist are returned rather than an error.
+   *
+   * @return the number of bytes read, at least {@code minLength}
+   * @throws IllegalArgumentException if {@code minLength > maxLength}
+   * @throws EOFException if the file ends before {@code position + minLength}
+   * @throws ClosedFileException if the file is closed
+   */
+  public int readAtLeast(long position, byte[] dst, int offset, int minLength, int maxLength)
+      throws IOException {
+    Objects.checkFromIndexSize(offset, maxLength, dst.length);
+    if (minLength < 0 || minLength > maxLength) {
+      throw new IllegalArgumentException(
+          path + ": invalid read lengths min=" + minLength + " max=" + maxLength);
+    }
+    checkPosition(position, maxLength);
     int cell = enter();
     try {
-      NativeBuffers.Scratch scratch = NativeBuffers.borrow(length);
+      NativeBuffers.Scratch scratch = NativeBuffers.borrow(maxLength);
       try {
-        while (length > 0) {
-          int chunk = Math.min(length, scratch.capacity());
-          readFully(scratch.capture, scratch.data, chunk, position);
-          MemorySegment.copy(scratch.data, ValueLayout.JAVA_BYTE, 0, dst, offset, chunk);
-          position += chunk;
-          offset += chunk;
-          length -= chunk;
+        int total = 0;
+        while (total < maxLength) {
+          int chunk = Math.min(maxLength - total, scratch.capacity());
+          int chunkMin = Math.min(chunk, Math.max(0, minLength - total));
+          int got = (int) readUpTo(scratch.capture, scratch.data, chunkMin, chunk, position + total);
+          MemorySegment.copy(scratch.data, ValueLayout.JAVA_BYTE, 0, dst, offset + total, got);
+          total += got;
+          if (got < chunk) {
+            break; // end of file, after minLength
+          }
         }
+        return total;
       } finally {
         NativeBuffers.release(scratch);
       }
@@ -168,7 +192,7 @@ public final class NativeFile implements Closeable {
     try {
       NativeBuffers.Scratch scratch = NativeBuffers.borrow(0);
       try {
-        readFully(scratch.capture, dst, dst.byteSize(), position);
+        readUpTo(scratch.capture, dst, dst.byteSize(), dst.byteSize(), position);
       } finally {
         NativeBuffers.release(scratch);
       }
@@ -255,23 +279,37 @@ public final class NativeFile implements Closeable {
     return cell;
   }
 
-  /** pread until {@code count} bytes are in {@code buf}; retries EINTR and short reads. */
-  private void readFully(MemorySegment capture, MemorySegment buf, long count, long position)
+  /**
+   * pread until {@code count} bytes are in {@code buf}, or end of file once at least {@code min}
+   * are; retries EINTR and short reads.
+   *
+   * @return the bytes read: {@code count}, or fewer (at least {@code min}) at end of file
+   */
+  private long readUpTo(MemorySegment capture, MemorySegment buf, long min, long count, long position)
       throws IOException {
     long done = 0;
     MemorySegment target = buf;
     while (done < count) {
-      long n = NativeIO.pread(capture, fd, target, count - done, position + done);
+      long want = count - done;
+      // Null in production; a test may make this pread fail or come back short.
+      long fault = Faults.before(Faults.Call.PREAD, path, position + done, want);
+      long n =
+          fault < 0
+              ? fault
+              : NativeIO.pread(capture, fd, target, fault > 0 ? Math.min(fault, want) : want, position + done);
       if (n > 0) {
         done += n;
         target = buf.asSlice(done);
       } else if (n == 0) {
+        if (done >= min) {
+          return done;
+        }
         throw new EOFException(
             path
                 + ": read past EOF at offset "
                 + (position + done)
                 + " ("
-                + (count - done)
+                + (min - done)
                 + " more bytes wanted; size at open was "
                 + size
                 + ")");
@@ -279,6 +317,7 @@ public final class NativeFile implements Closeable {
         throw new NativeIOException(path, "pread", position + done, count - done, (int) -n);
       }
     }
+    return done;
   }
 
   /**

@@ -30,6 +30,9 @@ import java.nio.file.Path;
  * {@link NativeAccess#isAvailable()} first. The write-side calls ({@code open} with a mode, {@code
  * pwrite}, {@code fallocate}, {@code ftruncate}, {@code fsync}) are linked on first use, by {@link
  * #linkWrites()}, so that they cannot make the read path unavailable. Thread-safe: stateless.
+ *
+ * <p>{@link #open}, {@link #fstat} and {@link #close} ask {@link Faults} before each call, so that
+ * tests can make them fail; in production that is one read of a null static field.
  */
 final class NativeIO {
   // Flag values for Linux on x86_64 and aarch64 (asm-generic where the two agree).
@@ -63,6 +66,8 @@ final class NativeIO {
   static final int S_IFMT = 0170000;
   static final int S_IFDIR = 0040000;
   static final int S_IFREG = 0100000;
+
+  private static final long NO_OFFSET = NativeIOException.NO_OFFSET;
 
   private static final Linker LINKER = Linker.nativeLinker();
   private static final SymbolLookup LIBC = LINKER.defaultLookup();
@@ -209,11 +214,12 @@ final class NativeIO {
       MemorySegment capture = allocateCapture(arena);
       MemorySegment cPath = cString(arena, path);
       while (true) {
-        int fd = (int) OPEN.invokeExact(capture, cPath, flags);
+        long fault = Faults.before(Faults.Call.OPEN, path, NO_OFFSET, 0);
+        int fd = fault < 0 ? -1 : (int) OPEN.invokeExact(capture, cPath, flags);
         if (fd >= 0) {
           return fd;
         }
-        int errno = errno(capture);
+        int errno = fault < 0 ? (int) -fault : errno(capture);
         if (errno != Errno.EINTR) {
           throw openFailure(path, errno);
         }
@@ -293,11 +299,12 @@ final class NativeIO {
       MemorySegment buf = arena.allocate(STATX_SIZEOF, 8);
       int mask = STATX_TYPE | STATX_MODE | STATX_SIZE;
       while (true) {
-        int rc = (int) STATX.invokeExact(capture, fd, empty, AT_EMPTY_PATH, mask, buf);
+        long fault = Faults.before(Faults.Call.STATX, path, NO_OFFSET, 0);
+        int rc = fault < 0 ? -1 : (int) STATX.invokeExact(capture, fd, empty, AT_EMPTY_PATH, mask, buf);
         if (rc == 0) {
           break;
         }
-        int errno = errno(capture);
+        int errno = fault < 0 ? (int) -fault : errno(capture);
         if (errno != Errno.EINTR) {
           throw new NativeIOException(path, "statx", NativeIOException.NO_OFFSET, -1, errno);
         }
@@ -324,9 +331,10 @@ final class NativeIO {
   static void close(int fd, Path path) throws IOException {
     try (Arena arena = Arena.ofConfined()) {
       MemorySegment capture = allocateCapture(arena);
+      long fault = Faults.before(Faults.Call.CLOSE, path, NO_OFFSET, 0);
       int rc = (int) CLOSE.invokeExact(capture, fd);
-      if (rc != 0) {
-        int errno = errno(capture);
+      if (rc != 0 || fault < 0) {
+        int errno = fault < 0 ? (int) -fault : errno(capture);
         if (errno != Errno.EINTR) {
           throw new NativeIOException(path, "close", NativeIOException.NO_OFFSET, -1, errno);
         }

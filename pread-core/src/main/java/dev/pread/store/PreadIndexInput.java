@@ -28,6 +28,11 @@ import org.apache.lucene.util.BitUtil;
  * after a run of such hits most prefetches skip the probe too (see {@link PrefetchBackoff}). A
  * failing advice is logged once and otherwise ignored: prefetch is a hint.
  *
+ * <p><b>Files changed while open:</b> the input reads the file it opened, through its own
+ * descriptor: a file deleted or replaced by a rename keeps being read. If the file is truncated,
+ * reads of bytes that still exist succeed (a refill that would run past the new end stops there)
+ * and reads past the new end throw {@link EOFException}; no byte is made up.
+ *
  * <p><b>Thread-safety:</b> an instance is not thread-safe; give each thread its own {@link
  * #clone()} or slice. Clones and slices share the descriptor, not the buffer, and their reads
  * proceed in parallel without locking.
@@ -235,6 +240,8 @@ final class PreadIndexInput extends IndexInput implements RandomAccessInput {
   }
 
   private void fillAt(long position, int needed) throws IOException {
+    // Closed wins over end of file: a closed input must not answer EOFException.
+    ensureOpen();
     long remaining = length - position;
     if (remaining < needed) {
       throw eof(position, needed);
@@ -247,9 +254,11 @@ final class PreadIndexInput extends IndexInput implements RandomAccessInput {
     bufferStart = position;
     bufferLength = 0;
     bufferPosition = 0;
-    readAt(position, buffer, 0, n);
-    bufferLength = n;
-    nextSequential = position + n;
+    // At least what the caller needs; the rest only if the file still has it (it may have been
+    // truncated since it was opened).
+    int got = readAt(position, buffer, 0, needed, n);
+    bufferLength = got;
+    nextSequential = position + got;
   }
 
   /**
@@ -263,8 +272,13 @@ final class PreadIndexInput extends IndexInput implements RandomAccessInput {
   }
 
   private void readAt(long position, byte[] dst, int offset, int len) throws IOException {
+    readAt(position, dst, offset, len, len);
+  }
+
+  /** Reads at least {@code min}, at most {@code max} bytes; returns how many. */
+  private int readAt(long position, byte[] dst, int offset, int min, int max) throws IOException {
     try {
-      file.read(sliceOffset + position, dst, offset, len);
+      return file.readAtLeast(sliceOffset + position, dst, offset, min, max);
     } catch (ClosedFileException e) {
       throw new AlreadyClosedException("Already closed: " + this, e);
     } catch (EOFException e) {
@@ -328,10 +342,10 @@ final class PreadIndexInput extends IndexInput implements RandomAccessInput {
       ensureOpen();
       return (int) index;
     }
+    ensureOpen();
     if (pos < 0) {
       throw new IllegalArgumentException("negative position " + pos + ": " + this);
     }
-    ensureOpen();
     fillAt(pos, n);
     return 0;
   }
@@ -376,6 +390,9 @@ final class PreadIndexInput extends IndexInput implements RandomAccessInput {
       System.arraycopy(buffer, index, bytes, offset, len);
     } else {
       ensureOpen();
+      if (pos < 0) {
+        throw new IllegalArgumentException("negative position " + pos + ": " + this);
+      }
     }
   }
 
@@ -440,8 +457,8 @@ final class PreadIndexInput extends IndexInput implements RandomAccessInput {
 
   @Override
   public IndexInput slice(String sliceDescription, long offset, long length) {
-    checkRange("slice() " + sliceDescription, offset, length);
     ensureOpen();
+    checkRange("slice() " + sliceDescription, offset, length);
     return new PreadIndexInput(
         getFullSliceDescription(sliceDescription),
         file,

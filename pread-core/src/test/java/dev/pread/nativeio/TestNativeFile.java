@@ -96,6 +96,18 @@ public class TestNativeFile extends LuceneTestCase {
       f.read(49_000, b, 0, 1000);
       EOFException e = expectThrows(EOFException.class, () -> f.read(49_500, b, 0, 1000));
       assertTrue(e.getMessage(), e.getMessage().contains("offset 50000"));
+      // Asking for more than needed returns what still exists, across pool-buffer chunks too.
+      byte[] big = new byte[3 * NativeBuffers.BUFFER_SIZE];
+      assertEquals(1000, f.readAtLeast(49_000, big, 7, 500, 5000));
+      assertArrayEquals(
+          java.util.Arrays.copyOfRange(content, 49_000, 50_000), java.util.Arrays.copyOfRange(big, 7, 1007));
+      assertEquals(50_000 - 100, f.readAtLeast(100, big, 0, 1, big.length));
+      assertEquals(0, f.readAtLeast(50_000, big, 0, 0, 10));
+      e = expectThrows(EOFException.class, () -> f.readAtLeast(49_500, b, 0, 600, 1000));
+      assertTrue(e.getMessage(), e.getMessage().contains("offset 50000 (100 more bytes wanted"));
+      expectThrows(IllegalArgumentException.class, () -> f.readAtLeast(0, b, 0, 10, 5));
+      expectThrows(IndexOutOfBoundsException.class, () -> f.readAtLeast(0, b, 0, 1, b.length + 1));
+      assertEquals(1000, f.readAtLeast(0, b, 0, 1, 1000)); // never more than asked
     }
   }
 

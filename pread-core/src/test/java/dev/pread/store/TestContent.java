@@ -36,10 +36,26 @@ final class TestContent {
     }
   }
 
+  /** The little-endian value of {@code bytes} (1 to 8) bytes at {@code position}. */
+  static long littleEndian(long seed, long position, int bytes) {
+    long v = 0;
+    for (int k = bytes - 1; k >= 0; k--) {
+      v = (v << 8) | (byteAt(seed, position + k) & 0xFF);
+    }
+    return v;
+  }
+
   /** Index of the first byte of {@code b[0..len)} that differs from the file at position, or -1. */
   static int firstMismatch(long seed, long position, byte[] b, int offset, int len) {
+    long wordIndex = -1;
+    long w = 0;
     for (int i = 0; i < len; i++) {
-      if (b[offset + i] != byteAt(seed, position + i)) {
+      long p = position + i;
+      if (p >>> 3 != wordIndex) {
+        wordIndex = p >>> 3;
+        w = word(seed, wordIndex);
+      }
+      if (b[offset + i] != (byte) (w >>> ((p & 7) * 8))) {
         return i;
       }
     }

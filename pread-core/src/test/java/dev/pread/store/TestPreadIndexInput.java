@@ -189,6 +189,49 @@ public class TestPreadIndexInput extends LuceneTestCase {
     }
   }
 
+  /**
+   * Closed wins: at end of file, or with a bad position or range, a read, slice or positional
+   * read of a closed input throws AlreadyClosedException, not EOFException or
+   * IllegalArgumentException. Found by the differential fuzzer: readByte at end of file of a
+   * closed input answered EOFException.
+   */
+  public void testClosedWinsOverEndOfFileAndBadArguments() throws IOException {
+    try (PreadDirectory dir = newPread(createTempDir())) {
+      TestContent.write(dir, "f", 4, 100);
+      IndexInput in = dir.openInput("f", IOContext.DEFAULT);
+      IndexInput clone = in.clone();
+      IndexInput slice = in.slice("s", 90, 10);
+      in.seek(100);
+      clone.seek(100);
+      slice.seek(10);
+      in.close();
+      for (IndexInput i : new IndexInput[] {in, clone, slice}) {
+        expectThrows(AlreadyClosedException.class, i::readByte);
+        expectThrows(AlreadyClosedException.class, i::readLong);
+        expectThrows(AlreadyClosedException.class, i::readVInt);
+        expectThrows(AlreadyClosedException.class, () -> i.slice("bad", 5, 1000));
+        RandomAccessInput ra = (RandomAccessInput) i;
+        expectThrows(AlreadyClosedException.class, () -> ra.readByte(i.length()));
+        expectThrows(AlreadyClosedException.class, () -> ra.readLong(-1));
+        expectThrows(AlreadyClosedException.class, () -> ra.readBytes(-1, new byte[0], 0, 0));
+      }
+    }
+  }
+
+  /** A positional read at a negative position fails even when it asks for nothing. */
+  public void testNegativePositionIsRejectedForEveryLength() throws IOException {
+    try (PreadDirectory dir = newPread(createTempDir())) {
+      TestContent.write(dir, "f", 4, 100);
+      try (IndexInput in = dir.openInput("f", IOContext.DEFAULT)) {
+        RandomAccessInput ra = (RandomAccessInput) in;
+        expectThrows(IllegalArgumentException.class, () -> ra.readBytes(-2, new byte[0], 0, 0));
+        expectThrows(IllegalArgumentException.class, () -> ra.readBytes(-2, new byte[5], 0, 5));
+        expectThrows(IllegalArgumentException.class, () -> ra.readBytes(-2, new byte[70_000], 0, 70_000));
+        ra.readBytes(100, new byte[0], 0, 0); // at the end, nothing asked: fine
+      }
+    }
+  }
+
   public void testCloneAndSliceKeepTheirOwnPosition() throws IOException {
     try (PreadDirectory dir = newPread(createTempDir())) {
       long seed = 99;

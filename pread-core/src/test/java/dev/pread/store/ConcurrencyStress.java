@@ -1,0 +1,354 @@
+package dev.pread.store;
+
+import dev.pread.nativeio.FaultInjection;
+import dev.pread.nativeio.FaultInjection.Call;
+import dev.pread.nativeio.FaultInjection.Kind;
+import dev.pread.nativeio.NativeBuffers;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import org.apache.lucene.store.AlreadyClosedException;
+import org.apache.lucene.store.FSLockFactory;
+import org.apache.lucene.store.IOContext;
+import org.apache.lucene.store.IndexInput;
+import org.apache.lucene.store.RandomAccessInput;
+import org.apache.lucene.util.Unwrappable;
+
+/**
+ * Concurrency stress, bounded in time: reader threads read clones, slices, slices of slices and
+ * random-access slices of shared inputs with every read method, and verify every byte against the
+ * file's known content (each file has different content, so a read through a reused descriptor is
+ * caught). Meanwhile closer threads close the shared inputs under them, open replacements and at
+ * once open and close other files so that the kernel hands the freed descriptor numbers out
+ * again; readers also open private inputs. Optionally an interrupter interrupts every reader
+ * continuously, and EINTR and short reads are injected. Afterwards no descriptor may be left under
+ * the directory and the native buffer counters must be back where they started.
+ */
+final class ConcurrencyStress {
+  /** What to run. */
+  static final class Config {
+    long seed;
+    long durationMillis = 3_000;
+    int readers = 3;
+    int closers = 1;
+    int files = 6;
+    boolean interrupts;
+    /** Injects EINTR and short reads into pread, open, statx and close (needs the directory to itself). */
+    boolean transparentFaults;
+  }
+
+  /** What happened. */
+  static final class Figures {
+    long millis;
+    final AtomicLong reads = new AtomicLong();
+    final AtomicLong bytesVerified = new AtomicLong();
+    final AtomicLong wrong = new AtomicLong();
+    final AtomicLong closesUnderReaders = new AtomicLong();
+    final AtomicLong churnOpens = new AtomicLong();
+    final AtomicLong privateOpens = new AtomicLong();
+    final AtomicLong alreadyClosedSeen = new AtomicLong();
+    final AtomicLong interrupts = new AtomicLong();
+    /** Faults injected, by "CALL/KIND". */
+    Map<String, Long> faults = Map.of();
+    long fdsUnderBefore;
+    long fdsUnderAfter;
+    long fdsTotalBefore;
+    long fdsTotalAfter;
+    long buffersBefore;
+    long buffersAfter;
+    long bufferBytesBefore;
+    long bufferBytesAfter;
+    String firstWrong;
+
+    @Override
+    public String toString() {
+      return String.format(
+          Locale.ROOT,
+          "%.1f s: %,d reads verified (%,d bytes), %d wrong; %,d closes under readers, %,d churn opens,"
+              + " %,d private opens, %,d AlreadyClosedException seen, %,d interrupts; faults %s;"
+              + " descriptors under the directory %d -> %d (process %d -> %d); native buffers %d -> %d"
+              + " (%,d -> %,d bytes)",
+          millis / 1000.0, reads.get(), bytesVerified.get(), wrong.get(), closesUnderReaders.get(),
+          churnOpens.get(), privateOpens.get(), alreadyClosedSeen.get(), interrupts.get(), faults,
+          fdsUnderBefore, fdsUnderAfter, fdsTotalBefore, fdsTotalAfter, buffersBefore, buffersAfter,
+          bufferBytesBefore, bufferBytesAfter);
+    }
+  }
+
+  private record Current(IndexInput input, int file) {}
+
+  private static final int SLOTS = 3;
+
+  private ConcurrencyStress() {}
+
+  private static long seedOf(long base, int file) {
+    return base * 31 + file;
+  }
+
+  /**
+   * Runs the stress in {@code root} (an empty test directory). Throws on an unexpected exception
+   * or a leak; wrong reads are counted in the figures (and described in {@code firstWrong}).
+   */
+  static Figures run(Path root, Config c) throws Exception {
+    Random r = new Random(c.seed);
+    Path realRoot = Unwrappable.unwrapAll(root).toAbsolutePath();
+    Figures fig = new Figures();
+    int bufferSize = r.nextBoolean() ? PreadDirectory.DEFAULT_BUFFER_SIZE : 64 + r.nextInt(20_000);
+    long[] lengths = new long[c.files];
+    long contentSeed = r.nextLong();
+    try (PreadDirectory dir = new PreadDirectory(root, FSLockFactory.getDefault(), bufferSize)) {
+      if (!dir.isNativePread()) {
+        throw new IllegalStateException("PreadDirectory is not reading natively");
+      }
+      for (int i = 0; i < c.files; i++) {
+        lengths[i] = 64 * 1024 + r.nextInt(960 * 1024);
+        TestContent.write(dir, "f" + i, seedOf(contentSeed, i), lengths[i]);
+      }
+      FaultInjection.allocateWholeBufferPool();
+      fig.fdsUnderBefore = OpenDescriptors.under(realRoot);
+      fig.fdsTotalBefore = OpenDescriptors.total();
+      fig.buffersBefore = NativeBuffers.liveBuffers();
+      fig.bufferBytesBefore = NativeBuffers.liveBytes();
+
+      FaultInjection faults = c.transparentFaults ? FaultInjection.install(root) : null;
+      try {
+        if (faults != null) {
+          long fs = r.nextLong();
+          faults.random(Call.PREAD, 0.05, fs, Kind.EINTR, Kind.SHORT_READ)
+              .random(Call.OPEN, 0.05, fs + 1, Kind.EINTR)
+              .random(Call.STATX, 0.05, fs + 2, Kind.EINTR)
+              .random(Call.CLOSE, 0.05, fs + 3, Kind.EINTR);
+        }
+        AtomicReferenceArray<Current> slots = new AtomicReferenceArray<>(SLOTS);
+        for (int s = 0; s < SLOTS; s++) {
+          int f = r.nextInt(c.files);
+          slots.set(s, new Current(dir.openInput("f" + f, IOContext.DEFAULT), f));
+        }
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        long start = System.nanoTime();
+        long deadline = start + c.durationMillis * 1_000_000L;
+        List<Thread> readers = new ArrayList<>();
+        List<Thread> others = new ArrayList<>();
+        for (int t = 0; t < c.readers; t++) {
+          long ts = r.nextLong();
+          readers.add(new Thread(() -> {
+            try {
+              readLoop(dir, new Random(ts), slots, lengths, contentSeed, deadline, fig);
+            } catch (Throwable e) {
+              failure.compareAndSet(null, e);
+            } finally {
+              Thread.interrupted();
+            }
+          }, "stress-reader-" + t));
+        }
+        for (int t = 0; t < c.closers; t++) {
+          long ts = r.nextLong();
+          others.add(new Thread(() -> {
+            try {
+              closeLoop(dir, new Random(ts), slots, lengths, contentSeed, c.files, deadline, fig, failure);
+            } catch (Throwable e) {
+              failure.compareAndSet(null, e);
+            }
+          }, "stress-closer-" + t));
+        }
+        if (c.interrupts) {
+          others.add(new Thread(() -> {
+            // Continuously: no pause between rounds.
+            while (System.nanoTime() - deadline < 0 && failure.get() == null) {
+              for (Thread t : readers) {
+                t.interrupt();
+              }
+              fig.interrupts.addAndGet(readers.size());
+            }
+          }, "stress-interrupter"));
+        }
+        readers.forEach(Thread::start);
+        others.forEach(Thread::start);
+        for (Thread t : readers) {
+          t.join();
+        }
+        for (Thread t : others) {
+          t.join();
+        }
+        fig.millis = (System.nanoTime() - start) / 1_000_000;
+        for (int s = 0; s < SLOTS; s++) {
+          slots.get(s).input().close();
+        }
+        if (failure.get() != null) {
+          throw new AssertionError("stress failed (seed=0x" + Long.toHexString(c.seed) + ")", failure.get());
+        }
+      } finally {
+        if (faults != null) {
+          fig.faults = faults.counts();
+          faults.close();
+        }
+      }
+      fig.fdsUnderAfter = OpenDescriptors.under(realRoot);
+      fig.fdsTotalAfter = OpenDescriptors.total();
+      fig.buffersAfter = NativeBuffers.liveBuffers();
+      fig.bufferBytesAfter = NativeBuffers.liveBytes();
+    }
+    return fig;
+  }
+
+  private static void readLoop(
+      PreadDirectory dir, Random r, AtomicReferenceArray<Current> slots, long[] lengths,
+      long contentSeed, long deadline, Figures fig) throws IOException {
+    byte[] b = new byte[40_000];
+    long[] longs = new long[512];
+    while (System.nanoTime() - deadline < 0) {
+      if (r.nextInt(64) == 0) {
+        // A private input: opened, read and closed by this thread, among the closers' churn.
+        int f = r.nextInt(lengths.length);
+        try (IndexInput in = dir.openInput("f" + f, IOContext.DEFAULT)) {
+          fig.privateOpens.incrementAndGet();
+          for (int i = 0; i < 4; i++) {
+            readAndVerify(in, null, 0, seedOf(contentSeed, f), r, b, longs, fig, "private f" + f);
+          }
+        }
+        continue;
+      }
+      Current cur = slots.get(r.nextInt(SLOTS));
+      long seed = seedOf(contentSeed, cur.file());
+      try {
+        IndexInput view;
+        RandomAccessInput ra = null;
+        long base = 0;
+        long length = lengths[cur.file()];
+        switch (r.nextInt(4)) {
+          case 0 -> view = cur.input().clone();
+          case 1 -> {
+            base = r.nextLong(length / 2);
+            view = cur.input().slice("s", base, length - base - r.nextLong(length / 4));
+          }
+          case 2 -> {
+            long b1 = r.nextLong(length / 2);
+            IndexInput outer = cur.input().slice("s", b1, length - b1);
+            long b2 = r.nextLong(outer.length() / 2);
+            view = outer.slice("ss", b2, outer.length() - b2);
+            base = b1 + b2;
+          }
+          default -> {
+            base = r.nextLong(length / 2);
+            ra = cur.input().randomAccessSlice(base, length - base);
+            view = null;
+          }
+        }
+        int n = 8 + r.nextInt(56);
+        for (int i = 0; i < n; i++) {
+          readAndVerify(view, ra, base, seed, r, b, longs, fig, "f" + cur.file());
+        }
+      } catch (AlreadyClosedException e) {
+        fig.alreadyClosedSeen.incrementAndGet();
+      }
+    }
+  }
+
+  /** One read by a random method at a random position, checked byte for byte. */
+  private static void readAndVerify(
+      IndexInput in, RandomAccessInput ra, long base, long seed, Random r, byte[] b, long[] longs,
+      Figures fig, String what) throws IOException {
+    long length = ra != null ? ra.length() : in.length();
+    RandomAccessInput pos = ra != null ? ra : (RandomAccessInput) in;
+    int method = ra != null ? r.nextInt(5) : r.nextInt(9);
+    long p = r.nextLong(Math.max(1, length - 8));
+    long bytes;
+    boolean ok;
+    switch (method) {
+      case 0 -> {
+        ok = pos.readLong(p) == TestContent.littleEndian(seed, base + p, 8);
+        bytes = 8;
+      }
+      case 1 -> {
+        ok = (pos.readInt(p) & 0xFFFFFFFFL) == TestContent.littleEndian(seed, base + p, 4);
+        bytes = 4;
+      }
+      case 2 -> {
+        ok = pos.readByte(p) == TestContent.byteAt(seed, base + p);
+        bytes = 1;
+      }
+      case 3 -> {
+        ok = (pos.readShort(p) & 0xFFFFL) == TestContent.littleEndian(seed, base + p, 2);
+        bytes = 2;
+      }
+      case 4 -> {
+        int len = (int) Math.min(length - p, 1 + r.nextInt(r.nextBoolean() ? 64 : b.length));
+        pos.readBytes(p, b, 0, len);
+        ok = TestContent.firstMismatch(seed, base + p, b, 0, len) < 0;
+        bytes = len;
+      }
+      case 5, 6 -> {
+        int len = (int) Math.min(length - p, method == 5 ? 1 + r.nextInt(100) : 1 + r.nextInt(b.length));
+        in.seek(p);
+        if (r.nextInt(4) == 0) {
+          in.prefetch(p, len);
+        }
+        in.readBytes(b, 0, len);
+        ok = TestContent.firstMismatch(seed, base + p, b, 0, len) < 0;
+        bytes = len;
+      }
+      case 7 -> {
+        int count = (int) Math.min((length - p) / 8, 1 + r.nextInt(longs.length));
+        in.seek(p);
+        in.readLongs(longs, 0, count);
+        ok = true;
+        for (int k = 0; k < count && ok; k++) {
+          ok = longs[k] == TestContent.littleEndian(seed, base + p + 8L * k, 8);
+        }
+        bytes = 8L * count;
+      }
+      default -> {
+        in.seek(p);
+        ok = in.readByte() == TestContent.byteAt(seed, base + p);
+        if (ok && p + 5 <= length) {
+          ok = (in.readInt() & 0xFFFFFFFFL) == TestContent.littleEndian(seed, base + p + 1, 4);
+        }
+        bytes = 5;
+      }
+    }
+    fig.reads.incrementAndGet();
+    fig.bytesVerified.addAndGet(bytes);
+    if (!ok) {
+      if (fig.wrong.incrementAndGet() == 1) {
+        fig.firstWrong = what + " method " + method + " at " + (base + p);
+      }
+    }
+  }
+
+  private static void closeLoop(
+      PreadDirectory dir, Random r, AtomicReferenceArray<Current> slots, long[] lengths,
+      long contentSeed, int files, long deadline, Figures fig, AtomicReference<Throwable> failure)
+      throws IOException {
+    while (System.nanoTime() - deadline < 0 && failure.get() == null) {
+      // Let the readers get going on the current inputs, then close one under them.
+      long until = fig.reads.get() + 50 + r.nextInt(500);
+      while (fig.reads.get() < until && System.nanoTime() - deadline < 0 && failure.get() == null) {
+        Thread.yield();
+      }
+      int s = r.nextInt(SLOTS);
+      int f = r.nextInt(files);
+      Current old = slots.getAndSet(s, new Current(dir.openInput("f" + f, IOContext.DEFAULT), f));
+      old.input().close();
+      fig.closesUnderReaders.incrementAndGet();
+      // Churn: these opens take the descriptor numbers just freed.
+      int n = r.nextInt(4);
+      for (int k = 0; k < n; k++) {
+        int other = r.nextInt(files);
+        try (IndexInput in = dir.openInput("f" + other, IOContext.DEFAULT)) {
+          in.seek(8);
+          if (in.readLong() != TestContent.word(seedOf(contentSeed, other), 1)) {
+            fig.wrong.incrementAndGet();
+          }
+        }
+        fig.churnOpens.incrementAndGet();
+      }
+    }
+  }
+}

@@ -1,0 +1,47 @@
+package dev.pread.store;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Stream;
+
+/** Counts this process's open file descriptors from {@code /proc/self/fd}. */
+final class OpenDescriptors {
+  private static final Path PROC_FD = Path.of("/proc/self/fd");
+
+  private OpenDescriptors() {}
+
+  static boolean available() {
+    return Files.isDirectory(PROC_FD);
+  }
+
+  /** Descriptors whose target lies under {@code dir} (a real path); 0 without /proc. */
+  static long under(Path dir) throws IOException {
+    if (!available()) {
+      return 0;
+    }
+    long n = 0;
+    try (Stream<Path> fds = Files.list(PROC_FD)) {
+      for (Path fd : (Iterable<Path>) fds::iterator) {
+        try {
+          if (Files.readSymbolicLink(fd).startsWith(dir)) {
+            n++;
+          }
+        } catch (IOException e) {
+          // closed while we listed
+        }
+      }
+    }
+    return n;
+  }
+
+  /** Every open descriptor of this process (the listing's own excluded); -1 without /proc. */
+  static long total() throws IOException {
+    if (!available()) {
+      return -1;
+    }
+    try (Stream<Path> fds = Files.list(PROC_FD)) {
+      return fds.count() - 1;
+    }
+  }
+}

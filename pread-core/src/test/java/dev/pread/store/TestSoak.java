@@ -1,0 +1,201 @@
+package dev.pread.store;
+
+import com.carrotsearch.randomizedtesting.annotations.TimeoutSuite;
+import dev.pread.nativeio.FaultInjection;
+import dev.pread.nativeio.NativeBuffers;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import javax.management.ObjectName;
+import org.apache.lucene.tests.util.LuceneTestCase;
+import org.apache.lucene.tests.util.LuceneTestCase.SuppressSysoutChecks;
+import org.apache.lucene.tests.util.TimeUnits;
+
+/**
+ * The long run: {@link DifferentialFuzzer} (each fault mode) and {@link ConcurrencyStress} in
+ * rounds, for {@code -Dpread.soak.minutes=N} minutes, printing the figures as lines starting with
+ * {@code soak:}. Skipped without the property; {@code ./pread soak --minutes N} runs it. Every
+ * round uses new seeds, printed, so a failure can be replayed ({@code -Dpread.fuzz.seed} for a
+ * fuzz round, {@code -Dtests.seed} for the whole run).
+ */
+@TimeoutSuite(millis = 100 * TimeUnits.HOUR)
+@SuppressSysoutChecks(bugUrl = "prints its figures")
+public class TestSoak extends LuceneTestCase {
+  private static final long FUZZ_PHASE_MILLIS = 20_000;
+  private static final long STRESS_PHASE_MILLIS = 30_000;
+
+  public void testSoak() throws Exception {
+    String minutesProperty = System.getProperty("pread.soak.minutes", "");
+    if (minutesProperty.isBlank()) {
+      System.out.println("soak: skipped: set -Dpread.soak.minutes=N (./pread soak --minutes N)");
+    }
+    assumeTrue("the soak runs only with -Dpread.soak.minutes=N (./pread soak --minutes N)", !minutesProperty.isBlank());
+    double minutes = Double.parseDouble(minutesProperty);
+    long start = System.nanoTime();
+    long deadline = start + (long) (minutes * 60e9);
+
+    FaultInjection.allocateWholeBufferPool();
+    long fdsBefore = OpenDescriptors.total();
+    long buffersBefore = NativeBuffers.liveBuffers();
+    long bufferBytesBefore = NativeBuffers.liveBytes();
+    String nmtBefore = nmtOther();
+    System.out.printf(Locale.ROOT, "soak: %.1f minutes; at start: process descriptors %d, native buffers %d (%,d bytes), %s%n",
+        minutes, fdsBefore, buffersBefore, bufferBytesBefore, nmtBefore);
+
+    DifferentialFuzzer.Stats fuzz = new DifferentialFuzzer.Stats();
+    Map<String, DifferentialFuzzer.Stats> fuzzByMode = new TreeMap<>();
+    long fuzzRuns = 0;
+    long stressRuns = 0;
+    long stressMillis = 0;
+    long reads = 0, bytes = 0, wrong = 0, closes = 0, churn = 0, privateOpens = 0, closedSeen = 0, interrupts = 0;
+    Map<String, Long> stressFaults = new TreeMap<>();
+    long maxFdsUnder = 0;
+    int round = 0;
+    List<String> seeds = new ArrayList<>();
+
+    while (remaining(deadline) > 1_000) {
+      round++;
+      long stressPhase = Math.min(STRESS_PHASE_MILLIS, remaining(deadline));
+      if (stressPhase >= 1_000) {
+        ConcurrencyStress.Config c = new ConcurrencyStress.Config();
+        c.seed = random().nextLong();
+        c.durationMillis = stressPhase;
+        c.interrupts = true;
+        c.transparentFaults = true;
+        seeds.add("stress:0x" + Long.toHexString(c.seed));
+        Path root = createTempDir();
+        ConcurrencyStress.Figures f = ConcurrencyStress.run(root, c);
+        assertEquals("wrong reads in stress seed 0x" + Long.toHexString(c.seed) + "; first: " + f.firstWrong, 0, f.wrong.get());
+        assertEquals("descriptors left by stress seed 0x" + Long.toHexString(c.seed), f.fdsUnderBefore, f.fdsUnderAfter);
+        assertEquals("native buffers after stress seed 0x" + Long.toHexString(c.seed), f.buffersBefore, f.buffersAfter);
+        maxFdsUnder = Math.max(maxFdsUnder, f.fdsUnderAfter);
+        stressRuns++;
+        stressMillis += f.millis;
+        reads += f.reads.get();
+        bytes += f.bytesVerified.get();
+        wrong += f.wrong.get();
+        closes += f.closesUnderReaders.get();
+        churn += f.churnOpens.get();
+        privateOpens += f.privateOpens.get();
+        closedSeen += f.alreadyClosedSeen.get();
+        interrupts += f.interrupts.get();
+        f.faults.forEach((k, v) -> stressFaults.merge(k, v, Long::sum));
+        emptyDirectory(root);
+      }
+      for (DifferentialFuzzer.FaultMode mode : DifferentialFuzzer.FaultMode.values()) {
+        long millis = Math.min(FUZZ_PHASE_MILLIS, remaining(deadline));
+        if (millis < 1_000) {
+          break;
+        }
+        Path root = createTempDir();
+        long seed = random().nextLong();
+        seeds.add(mode + ":0x" + Long.toHexString(seed));
+        DifferentialFuzzer.Stats s;
+        try (FaultInjection faults = mode == DifferentialFuzzer.FaultMode.NONE ? null : FaultInjection.install(root)) {
+          try (DifferentialFuzzer fuzzer = new DifferentialFuzzer(seed, root, faults, mode)) {
+            s = fuzzer.run(Long.MAX_VALUE, System.nanoTime() + millis * 1_000_000L);
+          }
+        }
+        fuzz.add(s);
+        fuzzByMode.computeIfAbsent(mode.toString(), k -> new DifferentialFuzzer.Stats()).add(s);
+        fuzzRuns++;
+        emptyDirectory(root);
+      }
+      System.out.printf(Locale.ROOT,
+          "soak: round %d done at %.1f min: fuzz %,d ops, stress %,d reads verified, %d wrong%n",
+          round, (System.nanoTime() - start) / 60e9, fuzz.ops, reads, wrong);
+    }
+
+    long fdsAfter = OpenDescriptors.total();
+    long buffersAfter = NativeBuffers.liveBuffers();
+    long bufferBytesAfter = NativeBuffers.liveBytes();
+    String nmtAfter = nmtOther();
+    double elapsed = (System.nanoTime() - start) / 60e9;
+    System.out.printf(Locale.ROOT, "soak: ---- figures after %.1f minutes, %d rounds ----%n", elapsed, round);
+    System.out.printf(Locale.ROOT,
+        "soak: fuzz: %d runs, %,d ops, %,d calls compared with ByteBuffersDirectory (%,d reads, %,d bytes),"
+            + " %,d exceptions matched, %,d closed-input checks, 0 mismatches%n",
+        fuzzRuns, fuzz.ops, fuzz.comparedCalls, fuzz.readCalls, fuzz.bytesCompared, fuzz.exceptionsMatched, fuzz.closedChecks);
+    for (Map.Entry<String, DifferentialFuzzer.Stats> e : fuzzByMode.entrySet()) {
+      System.out.printf(Locale.ROOT, "soak: fuzz %s: %,d ops%n", e.getKey(), e.getValue().ops);
+    }
+    System.out.println("soak: fuzz faults injected: " + fuzz.faultsInjected);
+    System.out.printf(Locale.ROOT,
+        "soak: fuzz outcomes: %,d calls with EINTR/short reads gave the reference's result; errors surfaced"
+            + " as IOException naming path, call, offset and errno, then the same call matched: %s%n",
+        fuzz.callsWithTransparentFaults, fuzz.errorsSurfacedThenCorrect);
+    System.out.printf(Locale.ROOT,
+        "soak: stress: %d runs, %.1f s, %,d reads verified (%,d bytes), %d wrong, %,d closes under readers,"
+            + " %,d churn opens, %,d private opens, %,d AlreadyClosedException seen, %,d interrupts%n",
+        stressRuns, stressMillis / 1000.0, reads, bytes, wrong, closes, churn, privateOpens, closedSeen, interrupts);
+    System.out.println("soak: stress faults injected (all retried, every read correct): " + stressFaults);
+    System.out.printf(Locale.ROOT,
+        "soak: descriptors under the test directories after each run: max %d; process descriptors %d -> %d;"
+            + " native buffers %d -> %d (%,d -> %,d bytes)%n",
+        maxFdsUnder, fdsBefore, fdsAfter, buffersBefore, buffersAfter, bufferBytesBefore, bufferBytesAfter);
+    System.out.println("soak: JVM native memory: before " + nmtBefore + "; after " + nmtAfter);
+    System.out.println("soak: seeds: " + String.join(" ", seeds));
+    assertEquals(0, wrong);
+    assertEquals(buffersBefore, buffersAfter);
+    assertEquals(bufferBytesBefore, bufferBytesAfter);
+  }
+
+  private static long remaining(long deadline) {
+    return (deadline - System.nanoTime()) / 1_000_000;
+  }
+
+  /** Deletes what a run left in its directory (the suite removes the directories at its end). */
+  private static void emptyDirectory(Path root) throws IOException {
+    try (Stream<Path> paths = Files.walk(root)) {
+      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+        if (!p.equals(root)) {
+          Files.deleteIfExists(p);
+        }
+      }
+    }
+  }
+
+  /**
+   * The JVM's native memory tracking figure for "Other", where FFM arenas and direct buffers
+   * allocate (needs -XX:NativeMemoryTracking=summary, which ./pread soak sets), and the process's
+   * resident set size.
+   */
+  private static String nmtOther() {
+    String rss = "";
+    try {
+      for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+        if (line.startsWith("VmRSS:")) {
+          rss = "RSS " + line.replaceAll("[^0-9]", "") + " KiB";
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      rss = "RSS unknown";
+    }
+    try {
+      String summary =
+          (String) ManagementFactory.getPlatformMBeanServer()
+              .invoke(
+                  new ObjectName("com.sun.management:type=DiagnosticCommand"),
+                  "vmNativeMemory",
+                  new Object[] {new String[] {"summary"}},
+                  new String[] {String[].class.getName()});
+      Matcher m = Pattern.compile("Other \\(reserved=\\d+KB, committed=(\\d+)KB\\)\\s*\\(malloc=\\d+KB[^#]*#(\\d+)").matcher(summary);
+      if (m.find()) {
+        return "NMT Other (FFM arenas, direct buffers) " + m.group(1) + " KB in " + m.group(2) + " blocks, " + rss;
+      }
+      return "NMT off, " + rss;
+    } catch (Exception e) {
+      return "NMT unavailable, " + rss;
+    }
+  }
+}
