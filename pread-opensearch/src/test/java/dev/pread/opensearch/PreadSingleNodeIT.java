@@ -15,6 +15,7 @@ import org.apache.lucene.util.Version;
 import org.opensearch.action.admin.indices.segments.IndicesSegmentResponse;
 import org.opensearch.action.admin.indices.segments.ShardSegments;
 import org.opensearch.common.settings.Settings;
+import org.opensearch.common.settings.SettingsException;
 import org.opensearch.index.IndexService;
 import org.opensearch.index.shard.IndexShard;
 import org.opensearch.indices.IndicesService;
@@ -185,11 +186,11 @@ public class PreadSingleNodeIT extends OpenSearchSingleNodeTestCase {
     assertRefused("index.store.pread.read_advice", "willneed", "must be one of context, normal, random, sequential");
     assertRefused("index.store.pread.prefetch", "yes", "must be true or false");
     // A misspelt setting is refused by OpenSearch itself, since the plugin registers the real ones.
-    IllegalArgumentException e =
+    SettingsException e =
         expectThrows(
-            IllegalArgumentException.class,
+            SettingsException.class,
             () -> client().admin().indices().prepareCreate("misspelt").setSettings(pread().put("index.store.pread.bufer_size", "4kb")).get());
-    assertTrue(e.getMessage(), e.getMessage().contains("unknown setting [index.store.pread.bufer_size]"));
+    assertTrue(e.getMessage(), e.getMessage().contains("unknown setting [index.store.pread.bufer_size] did you mean [index.store.pread.buffer_size]?"));
     assertFalse(client().admin().indices().prepareExists("misspelt").get().isExists());
   }
 
