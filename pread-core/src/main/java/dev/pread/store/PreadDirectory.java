@@ -51,7 +51,8 @@ import org.apache.lucene.util.Unwrappable;
  * {@link #setReadAdvice} overrides this per file name and context.
  *
  * <p><b>Prefetch.</b> Inputs implement {@link IndexInput#prefetch}: a non-blocking {@code
- * posix_fadvise(WILLNEED)} that is skipped when the data is already cached.
+ * posix_fadvise(WILLNEED)} that is skipped when the data is already cached. {@link
+ * #setPrefetch(boolean) setPrefetch(false)} turns it into a no-op for inputs opened afterwards.
  *
  * <p>Writing, deleting, renaming and syncing are {@link FSDirectory}'s. Thread-safe.
  */
@@ -110,6 +111,8 @@ public class PreadDirectory extends FSDirectory {
 
   private volatile BiFunction<String, IOContext, Optional<ReadAdvice>> readAdvice =
       ADVISE_BY_CONTEXT;
+
+  private volatile boolean prefetch = true;
 
   private final int bufferSize;
   /** Non-null when this instance reads through NIOFSDirectory's inputs. */
@@ -181,6 +184,29 @@ public class PreadDirectory extends FSDirectory {
     this.readAdvice = Objects.requireNonNull(toReadAdvice, "toReadAdvice");
   }
 
+  /** The read advice function set by {@link #setReadAdvice}, {@link #ADVISE_BY_CONTEXT} by default. */
+  public BiFunction<String, IOContext, Optional<ReadAdvice>> getReadAdvice() {
+    return readAdvice;
+  }
+
+  /**
+   * Whether inputs opened from now on act on {@link IndexInput#prefetch} (the default) or ignore
+   * it. With {@code false}, prefetch still checks that the input is open and the range lies within
+   * it, but asks nothing of the kernel: no {@code cachestat} probe, no {@code WILLNEED} advice. Inputs
+   * already open, and their clones and slices, keep the setting they were opened with. For example,
+   * an operator may turn prefetch off where the whole index stays in the page cache, or to see
+   * whether prefetch is behind a change in I/O. Has no effect on the fallback path, whose prefetch
+   * is NIOFSDirectory's no-op.
+   */
+  public void setPrefetch(boolean enabled) {
+    this.prefetch = enabled;
+  }
+
+  /** True when inputs opened from now on act on prefetch; see {@link #setPrefetch}. */
+  public boolean isPrefetch() {
+    return prefetch;
+  }
+
   /** The buffer size of inputs opened with a default context. */
   public int getBufferSize() {
     return bufferSize;
@@ -207,7 +233,7 @@ public class PreadDirectory extends FSDirectory {
     NativeFile file = NativeFile.open(real);
     readAdvice.apply(name, context).ifPresent(advice -> advise(file, advice));
     return new PreadIndexInput(
-        "PreadIndexInput(path=\"" + path + "\")", file, bufferSize(context));
+        "PreadIndexInput(path=\"" + path + "\")", file, bufferSize(context), prefetch);
   }
 
   private static void advise(NativeFile file, ReadAdvice advice) {

@@ -57,6 +57,8 @@ final class PreadIndexInput extends IndexInput implements RandomAccessInput {
   private final long length;
   private final int bufferSize;
   private final PrefetchBackoff backoff;
+  /** False when the directory had prefetch turned off when this input was opened. */
+  private final boolean prefetch;
   private boolean isClone;
 
   /** Allocated on first buffered read and grown with the refill size; each clone has its own. */
@@ -73,7 +75,11 @@ final class PreadIndexInput extends IndexInput implements RandomAccessInput {
   private int bufferPosition;
 
   PreadIndexInput(String resourceDescription, NativeFile file, int bufferSize) {
-    this(resourceDescription, file, 0L, file.size(), bufferSize, false, new PrefetchBackoff());
+    this(resourceDescription, file, bufferSize, true);
+  }
+
+  PreadIndexInput(String resourceDescription, NativeFile file, int bufferSize, boolean prefetch) {
+    this(resourceDescription, file, 0L, file.size(), bufferSize, false, new PrefetchBackoff(), prefetch);
   }
 
   private PreadIndexInput(
@@ -83,9 +89,11 @@ final class PreadIndexInput extends IndexInput implements RandomAccessInput {
       long length,
       int bufferSize,
       boolean isClone,
-      PrefetchBackoff backoff) {
+      PrefetchBackoff backoff,
+      boolean prefetch) {
     super(resourceDescription);
     this.backoff = backoff;
+    this.prefetch = prefetch;
     this.file = file;
     this.sliceOffset = sliceOffset;
     this.length = length;
@@ -400,7 +408,8 @@ final class PreadIndexInput extends IndexInput implements RandomAccessInput {
 
   /**
    * Starts reading {@code [offset, offset + length)} into the page cache without waiting. A
-   * zero-length prefetch does nothing.
+   * zero-length prefetch does nothing, and so does every prefetch when the directory had prefetch
+   * turned off ({@link PreadDirectory#setPrefetch}) as this input was opened.
    *
    * @throws IllegalArgumentException if the range is not within this input
    * @throws AlreadyClosedException if the input is closed
@@ -409,7 +418,7 @@ final class PreadIndexInput extends IndexInput implements RandomAccessInput {
   public void prefetch(long offset, long length) throws IOException {
     ensureOpen();
     checkRange("prefetch", offset, length);
-    if (length == 0 || !backoff.shouldProbe()) {
+    if (!prefetch || length == 0 || !backoff.shouldProbe()) {
       return;
     }
     long start = sliceOffset + offset;
@@ -466,7 +475,8 @@ final class PreadIndexInput extends IndexInput implements RandomAccessInput {
         length,
         bufferSize,
         true,
-        backoff);
+        backoff,
+        prefetch);
   }
 
   @Override

@@ -111,6 +111,60 @@ public class TestPrefetchAndAdvice extends LuceneTestCase {
     }
   }
 
+  /**
+   * setPrefetch(false): prefetch on inputs opened afterwards (and their clones and slices) leaves an
+   * evicted range out of the page cache, yet still checks bounds; an input opened after
+   * setPrefetch(true) brings the same range in, so the first result is not just a slow kernel.
+   */
+  public void testPrefetchOffIsANoOp() throws Exception {
+    Path root = createTempDir();
+    try (PreadDirectory dir = new PreadDirectory(root)) {
+      assertTrue("prefetch is on by default", dir.isPrefetch());
+      TestContent.write(dir, "f", 5, 4 << 20);
+      Path real = Unwrappable.unwrapAll(root).resolve("f").toAbsolutePath();
+      forceToDisk(real);
+      long pos = 3 << 20;
+      dir.setPrefetch(false);
+      assertFalse(dir.isPrefetch());
+      try (NativeFile probe = NativeFile.open(real);
+          IndexInput off = dir.openInput("f", IOContext.DEFAULT)) {
+        probe.advise(0, 0, Advice.DONTNEED);
+        assumeTrue("needs cachestat(2) (Linux 6.5+) to observe the page cache", probe.cachedPages(0, 4096) >= 0);
+        assumeTrue(
+            "this file system keeps pages after POSIX_FADV_DONTNEED (tmpfs?): cannot make the file cold",
+            probe.cachedPages(pos, 16384) == 0);
+        off.prefetch(pos, 16384);
+        off.clone().prefetch(pos, 16384);
+        off.slice("s", pos, 16384).prefetch(0, 16384);
+        off.randomAccessSlice(pos, 16384).prefetch(0, 16384);
+        expectThrows(IllegalArgumentException.class, () -> off.prefetch(4 << 20, 1));
+        Thread.sleep(200);
+        assertEquals("pages cached although prefetch is off", 0, probe.cachedPages(pos, 16384));
+
+        dir.setPrefetch(true);
+        off.prefetch(pos, 16384); // opened while off: stays off
+        Thread.sleep(200);
+        assertEquals("an input keeps the setting it was opened with", 0, probe.cachedPages(pos, 16384));
+        try (IndexInput on = dir.openInput("f", IOContext.DEFAULT)) {
+          on.prefetch(pos, 16384);
+          boolean cached = false;
+          for (int i = 0; i < 5000 && !cached; i++) {
+            cached = probe.cachedPages(pos, 16384) == 4;
+            if (!cached) {
+              Thread.onSpinWait();
+              Thread.yield();
+            }
+          }
+          assertTrue("prefetch turned back on never reached the page cache", cached);
+        }
+      }
+      dir.setPrefetch(false);
+      IndexInput closed = dir.openInput("f", IOContext.DEFAULT);
+      closed.close();
+      expectThrows(AlreadyClosedException.class, () -> closed.prefetch(0, 10));
+    }
+  }
+
   public void testBackoffProbesOnPowersOfTwo() {
     PrefetchBackoff b = new PrefetchBackoff();
     List<Integer> probed = new ArrayList<>();
@@ -143,12 +197,15 @@ public class TestPrefetchAndAdvice extends LuceneTestCase {
 
   public void testSetReadAdviceIsConsulted() throws IOException {
     try (PreadDirectory dir = new PreadDirectory(createTempDir())) {
+      assertSame(PreadDirectory.ADVISE_BY_CONTEXT, dir.getReadAdvice());
       TestContent.write(dir, "f", 3, 1000);
       List<String> asked = new ArrayList<>();
-      dir.setReadAdvice((name, ctx) -> {
+      java.util.function.BiFunction<String, IOContext, Optional<ReadAdvice>> advice = (name, ctx) -> {
         asked.add(name);
         return Optional.of(ReadAdvice.RANDOM);
-      });
+      };
+      dir.setReadAdvice(advice);
+      assertSame(advice, dir.getReadAdvice());
       try (IndexInput in = dir.openInput("f", IOContext.DEFAULT)) {
         assertEquals(TestContent.word(3, 0), in.readLong());
       }

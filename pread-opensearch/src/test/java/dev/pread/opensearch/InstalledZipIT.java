@@ -1,0 +1,108 @@
+package dev.pread.opensearch;
+
+import static org.opensearch.test.hamcrest.OpenSearchAssertions.assertAcked;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.IntStream;
+import org.apache.lucene.store.Directory;
+import org.apache.lucene.store.FilterDirectory;
+import org.apache.lucene.tests.util.LuceneTestCase;
+import org.opensearch.action.admin.cluster.node.info.NodeInfo;
+import org.opensearch.action.admin.cluster.node.info.NodesInfoRequest;
+import org.opensearch.action.admin.cluster.node.info.PluginsAndModules;
+import org.opensearch.common.settings.Settings;
+import org.opensearch.env.Environment;
+import org.opensearch.index.shard.IndexShard;
+import org.opensearch.indices.IndicesService;
+import org.opensearch.plugins.PluginInfo;
+import org.opensearch.test.OpenSearchSingleNodeTestCase;
+
+/**
+ * The plugin as users install it: the zip unpacked into the node's {@code plugins/} directory and
+ * loaded by OpenSearch's plugin class loader. Neither the plugin's classes nor pread-core are on
+ * this JVM's class path (the failsafe executions leave them out), so everything below goes through
+ * the installed jars, and the directory is inspected by reflection.
+ *
+ * <p>Three failsafe executions run this class ({@code pread.expect.native} says what to expect):
+ * with {@code --enable-native-access=ALL-UNNAMED}, which covers the unnamed module of every class
+ * loader, the plugin's included, it must read natively; without the flag too, on JDK 24 and 25
+ * (see the pom); with {@code -Ddev.pread.nativeio.disable=true} it must fall back and still work.
+ *
+ * <p>Lucene's ExtrasFS is off: it adds stray files to new directories, and OpenSearch would take
+ * one in {@code plugins/} for a plugin without a descriptor.
+ */
+@LuceneTestCase.SuppressFileSystems("ExtrasFS")
+public class InstalledZipIT extends OpenSearchSingleNodeTestCase {
+  private static Path home;
+
+  @Override
+  protected Settings nodeSettings() {
+    try {
+      if (home == null) {
+        home = createTempDir("opensearch-home");
+        PluginZip.installInto(home.resolve("plugins"));
+      }
+    } catch (Exception e) {
+      throw new AssertionError("installing the plugin zip failed", e);
+    }
+    return Settings.builder().put(Environment.PATH_HOME_SETTING.getKey(), home.toString()).build();
+  }
+
+  private static boolean expectNative() {
+    return Boolean.parseBoolean(PluginZip.property("pread.expect.native"));
+  }
+
+  public void testPluginClassesAreNotOnTheClassPath() {
+    expectThrows(ClassNotFoundException.class, () -> Class.forName("dev.pread.store.PreadDirectory"));
+    expectThrows(ClassNotFoundException.class, () -> Class.forName(PluginZip.property("pread.plugin.classname")));
+  }
+
+  public void testInstalledPluginServesStoreTypePread() throws Exception {
+    NodeInfo node =
+        client().admin().cluster().prepareNodesInfo().clear().addMetric(NodesInfoRequest.Metric.PLUGINS.metricName()).get().getNodes().get(0);
+    List<PluginInfo> plugins = node.getInfo(PluginsAndModules.class).getPluginInfos();
+    Optional<PluginInfo> ours = plugins.stream().filter(p -> p.getName().equals(PluginZip.pluginName())).findFirst();
+    assertTrue("installed plugins: " + plugins, ours.isPresent());
+    assertEquals(PluginZip.property("pread.plugin.version"), ours.get().getVersion());
+
+    String index = "installed";
+    assertAcked(
+        client().admin().indices().prepareCreate(index)
+            .setSettings(
+                Settings.builder()
+                    .put("index.store.type", "pread")
+                    .put("index.store.pread.buffer_size", "32kb")
+                    .put("index.number_of_shards", 1)
+                    .put("index.number_of_replicas", 0)
+                    .put("index.refresh_interval", "-1"))
+            .setMapping(TestDocs.MAPPING));
+    ensureGreen(index);
+
+    IndexShard shard = getInstanceFromNode(IndicesService.class).indexServiceSafe(resolveIndex(index)).getShard(0);
+    Directory inner = FilterDirectory.unwrap(shard.store().directory());
+    Class<?> type = inner.getClass();
+    assertEquals("dev.pread.store.PreadDirectory", type.getName());
+    assertNotSame("loaded by the plugin's class loader", ClassLoader.getSystemClassLoader(), type.getClassLoader());
+    assertEquals(32 * 1024, type.getMethod("getBufferSize").invoke(inner));
+    Object nativePread = type.getMethod("isNativePread").invoke(inner);
+    Optional<?> reason = (Optional<?>) type.getMethod("nativeUnavailableReason").invoke(null);
+    assertEquals("native pread (reason if off: " + reason + ")", expectNative(), nativePread);
+    if (!expectNative()) {
+      String expected = PluginZip.property("pread.expect.reason");
+      assertTrue(reason + " should contain: " + expected, reason.map(r -> r.toString().contains(expected)).orElse(false));
+    }
+
+    TestDocs.index(client(), index, 0, 1200);
+    client().admin().indices().prepareRefresh(index).get();
+    client().admin().indices().prepareFlush(index).get();
+    TestDocs.assertSearches(client(), index, null, IntStream.range(0, 1200));
+    TestDocs.delete(client(), index, 0, 100);
+    assertEquals(0, client().admin().indices().prepareForceMerge(index).setMaxNumSegments(1).get().getFailedShards());
+    client().admin().indices().prepareRefresh(index).get();
+    TestDocs.assertSearches(client(), index, null, IntStream.range(100, 1200));
+    TestDocs.assertStoredDocuments(client(), index, 100, 1199);
+    assertAcked(client().admin().indices().prepareDelete(index));
+  }
+}

@@ -1,0 +1,208 @@
+package dev.pread.opensearch;
+
+import static org.opensearch.test.hamcrest.OpenSearchAssertions.assertAcked;
+
+import dev.pread.store.PreadDirectory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.IntStream;
+import org.apache.lucene.store.IOContext;
+import org.apache.lucene.store.ReadAdvice;
+import org.apache.lucene.util.Version;
+import org.opensearch.action.admin.indices.segments.IndicesSegmentResponse;
+import org.opensearch.action.admin.indices.segments.ShardSegments;
+import org.opensearch.common.settings.Settings;
+import org.opensearch.common.settings.SettingsException;
+import org.opensearch.index.IndexService;
+import org.opensearch.index.shard.IndexShard;
+import org.opensearch.indices.IndicesService;
+import org.opensearch.plugins.Plugin;
+import org.opensearch.test.OpenSearchSingleNodeTestCase;
+
+/**
+ * One node with the plugin: an index with {@code index.store.type: pread} through its whole life
+ * (bulk index, refresh, search, flush, force-merge, delete documents, delete the index), its settings
+ * reaching the directory, and invalid settings refused with clear messages.
+ */
+public class PreadSingleNodeIT extends OpenSearchSingleNodeTestCase {
+
+  @Override
+  protected Collection<Class<? extends Plugin>> getPlugins() {
+    return List.of(PreadStorePlugin.class);
+  }
+
+  private static Settings.Builder pread() {
+    return Settings.builder()
+        .put("index.store.type", "pread")
+        .put("index.number_of_shards", 1)
+        .put("index.number_of_replicas", 0)
+        // No background refreshes: the test decides when segments appear.
+        .put("index.refresh_interval", "-1");
+  }
+
+  private IndexShard shard(String index) {
+    IndexService service = getInstanceFromNode(IndicesService.class).indexServiceSafe(resolveIndex(index));
+    return service.getShard(0);
+  }
+
+  private int segmentCount(String index) {
+    IndicesSegmentResponse response = client().admin().indices().prepareSegments(index).get();
+    int count = 0;
+    for (var shardSegments : response.getIndices().get(index).getShards().values()) {
+      for (ShardSegments copy : shardSegments.getShards()) {
+        count += copy.getSegments().size();
+      }
+    }
+    return count;
+  }
+
+  public void testRunsOnTheLuceneOpenSearchShips() {
+    // pread-core is built against a newer Lucene; here it runs on OpenSearch 3.7's.
+    assertEquals(Version.LUCENE_10_4_0, Version.LATEST);
+    assertEquals(
+        "pread-core and Lucene come from the same class path, Lucene from OpenSearch's dependencies",
+        "10.4.0",
+        org.apache.lucene.store.FSDirectory.class.getPackage().getSpecificationVersion());
+  }
+
+  public void testIndexLifecycle() throws Exception {
+    String index = "books";
+    assertAcked(client().admin().indices().prepareCreate(index).setSettings(pread()).setMapping(TestDocs.MAPPING));
+    ensureGreen(index);
+
+    PreadDirectory directory = Directories.of(shard(index));
+    assertEquals(PreadDirectory.DEFAULT_BUFFER_SIZE, directory.getBufferSize());
+    assertSame(PreadDirectory.ADVISE_BY_CONTEXT, directory.getReadAdvice());
+    assertTrue(directory.isPrefetch());
+    Path location = shard(index).shardPath().resolveIndex();
+    assertEquals(location.toRealPath(), directory.getDirectory().toRealPath());
+
+    // Bulk index, refresh, search: segments written by FSDirectory, read by PreadDirectory.
+    TestDocs.index(client(), index, 0, 1500);
+    client().admin().indices().prepareRefresh(index).get();
+    TestDocs.assertSearches(client(), index, null, IntStream.range(0, 1500));
+    TestDocs.assertStoredDocuments(client(), index, 0, 7, 777, 1499);
+
+    // Flush (a Lucene commit), more documents in a second segment, search again.
+    client().admin().indices().prepareFlush(index).get();
+    TestDocs.index(client(), index, 1500, 2500);
+    client().admin().indices().prepareRefresh(index).get();
+    TestDocs.assertSearches(client(), index, null, IntStream.range(0, 2500));
+    assertTrue("several segments before the merge", segmentCount(index) > 1);
+
+    // Delete documents, then force-merge to one segment: the merge reads every segment through
+    // PreadDirectory (merge context, sequential advice) and drops the deleted documents.
+    TestDocs.delete(client(), index, 1000, 1200);
+    client().admin().indices().prepareRefresh(index).get();
+    TestDocs.assertSearches(client(), index, null, IntStream.concat(IntStream.range(0, 1000), IntStream.range(1200, 2500)));
+    assertEquals(0, client().admin().indices().prepareForceMerge(index).setMaxNumSegments(1).setFlush(true).get().getFailedShards());
+    client().admin().indices().prepareRefresh(index).get();
+    assertEquals(1, segmentCount(index));
+    TestDocs.assertSearches(client(), index, null, IntStream.concat(IntStream.range(0, 1000), IntStream.range(1200, 2500)));
+    TestDocs.assertStoredDocuments(client(), index, 0, 999, 1200, 2499);
+    assertSame("the shard kept its directory", directory, Directories.of(shard(index)));
+
+    // Delete the index: its files go.
+    assertTrue(Files.exists(location));
+    assertAcked(client().admin().indices().prepareDelete(index));
+    assertBusy(() -> assertFalse("index files left at " + location, Files.exists(location)));
+  }
+
+  public void testSettingsReachTheDirectory() throws Exception {
+    assertAcked(
+        client().admin().indices().prepareCreate("random-advice")
+            .setSettings(
+                pread()
+                    .put("index.store.pread.buffer_size", "4kb")
+                    .put("index.store.pread.read_advice", "random")
+                    .put("index.store.pread.prefetch", false))
+            .setMapping(TestDocs.MAPPING));
+    assertAcked(
+        client().admin().indices().prepareCreate("sequential-advice")
+            .setSettings(pread().put("index.store.pread.buffer_size", "64kb").put("index.store.pread.read_advice", "sequential"))
+            .setMapping(TestDocs.MAPPING));
+    assertAcked(
+        client().admin().indices().prepareCreate("normal-advice")
+            .setSettings(pread().put("index.store.pread.read_advice", "normal"))
+            .setMapping(TestDocs.MAPPING));
+    ensureGreen("random-advice", "sequential-advice", "normal-advice");
+
+    PreadDirectory random = Directories.of(shard("random-advice"));
+    assertEquals(4096, random.getBufferSize());
+    assertEquals(Optional.of(ReadAdvice.RANDOM), random.getReadAdvice().apply("_0.cfs", IOContext.DEFAULT));
+    assertFalse(random.isPrefetch());
+    PreadDirectory sequential = Directories.of(shard("sequential-advice"));
+    assertEquals(65536, sequential.getBufferSize());
+    assertEquals(Optional.of(ReadAdvice.SEQUENTIAL), sequential.getReadAdvice().apply("_0.cfs", IOContext.DEFAULT));
+    assertTrue(sequential.isPrefetch());
+    PreadDirectory normal = Directories.of(shard("normal-advice"));
+    assertEquals(Optional.of(ReadAdvice.NORMAL), normal.getReadAdvice().apply("_0.cfs", IOContext.DEFAULT));
+
+    for (String index : List.of("random-advice", "sequential-advice", "normal-advice")) {
+      TestDocs.index(client(), index, 0, 600);
+      client().admin().indices().prepareFlush(index).get();
+      client().admin().indices().prepareRefresh(index).get();
+      TestDocs.assertSearches(client(), index, null, IntStream.range(0, 600));
+      TestDocs.assertStoredDocuments(client(), index, 1, 599);
+    }
+  }
+
+  public void testSettingsAreReadWhenTheIndexOpens() throws Exception {
+    String index = "reopened";
+    assertAcked(client().admin().indices().prepareCreate(index).setSettings(pread()).setMapping(TestDocs.MAPPING));
+    ensureGreen(index);
+    TestDocs.index(client(), index, 0, 300);
+    client().admin().indices().prepareFlush(index).get();
+    assertEquals(PreadDirectory.DEFAULT_BUFFER_SIZE, Directories.of(shard(index)).getBufferSize());
+
+    // Not dynamic: refused on an open index, accepted on a closed one, applied when it reopens.
+    IllegalArgumentException e =
+        expectThrows(
+            IllegalArgumentException.class,
+            () -> client().admin().indices().prepareUpdateSettings(index)
+                .setSettings(Settings.builder().put("index.store.pread.buffer_size", "8kb"))
+                .get());
+    assertTrue(e.getMessage(), e.getMessage().contains("index.store.pread.buffer_size"));
+    assertAcked(client().admin().indices().prepareClose(index));
+    assertAcked(
+        client().admin().indices().prepareUpdateSettings(index)
+            .setSettings(Settings.builder().put("index.store.pread.buffer_size", "8kb").put("index.store.pread.prefetch", false)));
+    assertAcked(client().admin().indices().prepareOpen(index));
+    ensureGreen(index);
+    PreadDirectory reopened = Directories.of(shard(index));
+    assertEquals(8192, reopened.getBufferSize());
+    assertFalse(reopened.isPrefetch());
+    client().admin().indices().prepareRefresh(index).get();
+    TestDocs.assertSearches(client(), index, null, IntStream.range(0, 300));
+  }
+
+  public void testInvalidSettingsAreRefusedWithClearMessages() {
+    assertRefused("index.store.pread.buffer_size", "10b", "must be between 64b and 1mb");
+    assertRefused("index.store.pread.buffer_size", "2gb", "must be between 64b and 1mb");
+    assertRefused("index.store.pread.buffer_size", "big", "not a byte size");
+    assertRefused("index.store.pread.read_advice", "willneed", "must be one of context, normal, random, sequential");
+    assertRefused("index.store.pread.prefetch", "yes", "must be true or false");
+    // A misspelt setting is refused by OpenSearch itself, since the plugin registers the real ones.
+    SettingsException e =
+        expectThrows(
+            SettingsException.class,
+            () -> client().admin().indices().prepareCreate("misspelt").setSettings(pread().put("index.store.pread.bufer_size", "4kb")).get());
+    assertTrue(e.getMessage(), e.getMessage().contains("unknown setting [index.store.pread.bufer_size] did you mean [index.store.pread.buffer_size]?"));
+    assertFalse(client().admin().indices().prepareExists("misspelt").get().isExists());
+  }
+
+  private void assertRefused(String key, String value, String detail) {
+    IllegalArgumentException e =
+        expectThrows(
+            IllegalArgumentException.class,
+            () -> client().admin().indices().prepareCreate("bad").setSettings(pread().put(key, value)).get());
+    String message = e.getMessage();
+    assertTrue(message, message.contains("[" + key + "]"));
+    assertTrue(message, message.contains("[" + value + "]"));
+    assertTrue(message, message.contains(detail));
+    assertFalse("no index is created with " + key + "=" + value, client().admin().indices().prepareExists("bad").get().isExists());
+  }
+}

@@ -1,0 +1,115 @@
+package dev.pread.opensearch;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertSame;
+import static org.junit.Assert.assertThrows;
+import static org.junit.Assert.assertTrue;
+
+import dev.pread.store.PreadDirectory;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.lucene.store.IOContext;
+import org.apache.lucene.store.ReadAdvice;
+import org.junit.Test;
+import org.opensearch.common.settings.Setting;
+import org.opensearch.common.settings.Settings;
+
+/**
+ * The settings' parsing, defaults and error messages, and what the plugin registers. Plain JUnit:
+ * no OpenSearch node, so these also run as root.
+ */
+public class PreadStoreSettingsTests {
+
+  @Test
+  public void defaults() {
+    assertEquals(PreadDirectory.DEFAULT_BUFFER_SIZE, PreadStoreSettings.BUFFER_SIZE.get(Settings.EMPTY).getBytes());
+    assertEquals(ReadAdviceMode.CONTEXT, PreadStoreSettings.READ_ADVICE.get(Settings.EMPTY));
+    assertTrue(PreadStoreSettings.PREFETCH.get(Settings.EMPTY));
+  }
+
+  @Test
+  public void validValues() {
+    assertEquals(64, bufferSize("64b"));
+    assertEquals(4096, bufferSize("4kb"));
+    assertEquals(65536, bufferSize("64kb"));
+    assertEquals(1 << 20, bufferSize("1mb"));
+    for (ReadAdviceMode mode : ReadAdviceMode.values()) {
+      assertSame(mode, PreadStoreSettings.READ_ADVICE.get(settings("index.store.pread.read_advice", mode.settingValue())));
+    }
+    assertFalse(PreadStoreSettings.PREFETCH.get(settings("index.store.pread.prefetch", "false")));
+    assertTrue(PreadStoreSettings.PREFETCH.get(settings("index.store.pread.prefetch", "true")));
+  }
+
+  @Test
+  public void bufferSizeErrorsNameTheSettingAndTheValue() {
+    String message = assertError(PreadStoreSettings.BUFFER_SIZE, "63b", "must be between 64b and 1mb");
+    assertTrue(message, message.startsWith("invalid value [63b] for setting [index.store.pread.buffer_size]"));
+    assertError(PreadStoreSettings.BUFFER_SIZE, "0", "must be between 64b and 1mb");
+    assertError(PreadStoreSettings.BUFFER_SIZE, "-1", "must be between 64b and 1mb");
+    assertError(PreadStoreSettings.BUFFER_SIZE, "1025kb", "must be between 64b and 1mb");
+    assertError(PreadStoreSettings.BUFFER_SIZE, "2gb", "must be between 64b and 1mb");
+    assertError(PreadStoreSettings.BUFFER_SIZE, "lots", "not a byte size");
+    assertError(PreadStoreSettings.BUFFER_SIZE, "big", "not a byte size");
+    assertError(PreadStoreSettings.BUFFER_SIZE, "16 kilobytes", "not a byte size");
+  }
+
+  @Test
+  public void readAdviceErrorListsTheChoices() {
+    String message = assertError(PreadStoreSettings.READ_ADVICE, "willneed", "must be one of context, normal, random, sequential");
+    assertTrue(message, message.startsWith("invalid value [willneed] for setting [index.store.pread.read_advice]"));
+    assertError(PreadStoreSettings.READ_ADVICE, "RANDOM", "must be one of");
+    assertError(PreadStoreSettings.READ_ADVICE, "", "must be one of");
+  }
+
+  @Test
+  public void prefetchAcceptsOnlyTrueAndFalse() {
+    assertError(PreadStoreSettings.PREFETCH, "yes", "must be true or false");
+    assertError(PreadStoreSettings.PREFETCH, "on", "must be true or false");
+    assertError(PreadStoreSettings.PREFETCH, "TRUE", "must be true or false");
+  }
+
+  @Test
+  public void readAdviceModesMapToLuceneAdvice() {
+    assertSame(PreadDirectory.ADVISE_BY_CONTEXT, ReadAdviceMode.CONTEXT.function());
+    assertEquals(Optional.of(ReadAdvice.RANDOM), ReadAdviceMode.RANDOM.function().apply("_0.cfs", IOContext.DEFAULT));
+    assertEquals(Optional.of(ReadAdvice.SEQUENTIAL), ReadAdviceMode.SEQUENTIAL.function().apply("_0.cfs", IOContext.DEFAULT));
+    assertEquals(Optional.of(ReadAdvice.NORMAL), ReadAdviceMode.NORMAL.function().apply("_0.cfs", IOContext.READONCE));
+  }
+
+  @Test
+  public void pluginRegistersStoreTypePreadAndItsSettings() {
+    PreadStorePlugin plugin = new PreadStorePlugin();
+    Map<String, ?> factories = plugin.getDirectoryFactories();
+    assertEquals(List.of("pread"), List.copyOf(factories.keySet()));
+    assertTrue(factories.get("pread") instanceof PreadDirectoryFactory);
+    List<Setting<?>> settings = plugin.getSettings();
+    assertEquals(PreadStoreSettings.all(), settings);
+    for (Setting<?> setting : settings) {
+      assertTrue(setting.getKey(), setting.getKey().startsWith(PreadStoreSettings.PREFIX));
+      assertTrue(setting.getKey() + " is an index setting", setting.hasIndexScope());
+      assertTrue(setting.getKey() + " may be a node default", setting.hasNodeScope());
+      assertFalse(setting.getKey() + " is read when a shard opens", setting.isDynamic());
+    }
+  }
+
+  private static long bufferSize(String value) {
+    return PreadStoreSettings.BUFFER_SIZE.get(settings("index.store.pread.buffer_size", value)).getBytes();
+  }
+
+  private static Settings settings(String key, String value) {
+    return Settings.builder().put(key, value).build();
+  }
+
+  /** The setting refuses {@code value} with a message naming both and containing {@code detail}. */
+  private static String assertError(Setting<?> setting, String value, String detail) {
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> setting.get(settings(setting.getKey(), value)));
+    String message = e.getMessage();
+    assertTrue(message, message.contains("[" + setting.getKey() + "]"));
+    assertTrue(message, message.contains("[" + value + "]"));
+    assertTrue(message, message.contains(detail));
+    return message;
+  }
+}
