@@ -81,8 +81,9 @@ final class BenchCommand implements Callable<Integer> {
   @Option(names = "--out", description = "Results folder (default: ${DEFAULT-VALUE}).")
   Path out = Path.of("bench-results");
 
-  @Option(names = "--sections", split = ",", description = "Any of raw (read strategies), lucene (index and queries) (default: both).")
-  List<String> sections = List.of("raw", "lucene");
+  @Option(names = "--sections", split = ",", description = "Any of lucene (index and queries), raw (read strategies)."
+      + " Default: lucene, and of raw only the warm regime (all of raw with --full).")
+  List<String> sections;
 
   @Option(names = "--index-size", description = "Target size of the Lucene-level index (default: 128m; 3g with --full).")
   String indexSize;
@@ -120,9 +121,12 @@ final class BenchCommand implements Callable<Integer> {
             new picocli.CommandLine(this), "unknown strategy '" + s + "'; known: " + ReadStrategies.NAMES);
       }
     }
-    boolean raw = sections.contains("raw");
-    boolean lucene = sections.contains("lucene");
-    for (String x : sections) {
+    List<String> chosen = sections != null ? sections : List.of("lucene", "raw");
+    boolean raw = chosen.contains("raw");
+    boolean lucene = chosen.contains("lucene");
+    // The default run keeps within 5 minutes on 2 cores: raw reads warm only, unless asked for.
+    boolean rawAll = full || sections != null;
+    for (String x : chosen) {
       if (!x.equals("raw") && !x.equals("lucene")) {
         throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
             "unknown section '" + x + "'; known: raw, lucene");
@@ -160,11 +164,23 @@ final class BenchCommand implements Callable<Integer> {
 
     long batchCells = (long) batchRounds * batchSizes.length * batches.length * batchStrategies.size();
     LuceneBench.Options lo = luceneOptions(warm, cold, pressure);
+    if (raw && !rawAll && (cold || pressure)) {
+      r.skipped.add("raw read strategies cold and under pressure, batched prefetch, prefetch distance and latency:"
+          + " not in the default run (5 minutes); ./pread bench --sections raw, or --full");
+    }
+    boolean rawCold = raw && cold && rawAll;
+    boolean rawPressure = raw && pressure && rawAll;
     long steps = (lucene ? LuceneBench.steps(lo) : 0) + (!raw ? 0 : (warm ? (long) warmRounds * sizes.length * warmThreads.size() * strategies.size() + 3 + 5 * 4 : 0)
-        + (cold ? (long) ioR * coldStrategies.size() + 4L * delays.length + batchCells : 0)
-        + (pressure ? (long) ioR * pressureStrategies.size() * 2 + distances.length + batchCells : 0));
+        + (rawCold ? (long) ioR * coldStrategies.size() + 4L * delays.length + batchCells : 0)
+        + (rawPressure ? (long) ioR * pressureStrategies.size() * 2 + distances.length + batchCells : 0));
     try (ProgressBar pb = new ProgressBarBuilder().setTaskName("bench").setInitialMax(steps)
         .setStyle(ProgressBarStyle.ASCII).continuousUpdate().setUpdateIntervalMillis(250).build()) {
+      if (lucene) {
+        LuceneBench.run(r, lo, msg -> {
+          pb.setExtraMessage(msg);
+          pb.step();
+        });
+      }
       if (raw && warm) {
         runWarm(r, file, size, sizes, warmThreads, warmRounds, pb);
         runReference(r, file, size, pb);
@@ -173,7 +189,7 @@ final class BenchCommand implements Callable<Integer> {
         Results.runBatches(r, "warm", file, size, bufferSize, List.of("dir-pread", "dir-mmap-random"),
             new int[] {IO_READ_SIZE}, new int[] {16}, new boolean[] {false, true}, false, 5, 250, () -> {}, pb::step);
       }
-      if (raw && cold) {
+      if (rawCold) {
         runCold(r, file, size, coldStrategies, ioR, pb);
         runLatency(r, file, size, delays, pb);
         // Distinct blocks of the larger data file, so that no read hits a page the run brought in.
@@ -189,19 +205,13 @@ final class BenchCommand implements Callable<Integer> {
               pb.step();
             });
       }
-      if (raw && pressure) {
+      if (rawPressure) {
         long psize = Format.parseBytes(pressureFileSize);
         Path pfile = psize == size ? file : dataFile(psize);
         pb.setExtraMessage("pressure: data file " + pfile.getFileName());
         DataFile.ensure(pfile, psize);
         r.pressureFileSize = psize;
         runPressure(r, pfile, psize, pressureStrategies, ioR, distances, batchSizes, pb);
-      }
-      if (lucene) {
-        LuceneBench.run(r, lo, msg -> {
-          pb.setExtraMessage(msg);
-          pb.step();
-        });
       }
     }
     Path folder = out.resolve(LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
