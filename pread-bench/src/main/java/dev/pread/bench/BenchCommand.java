@@ -1,10 +1,6 @@
 package dev.pread.bench;
 
-import com.google.gson.Gson;
 import dev.pread.store.PreadDirectory;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
@@ -376,47 +372,24 @@ final class BenchCommand implements Callable<Integer> {
     spec.batches = full ? new int[] {1, 2, 4, 8, 16, 32, 64} : new int[] {1, 4, 16, 64};
     spec.batchRounds = full ? ioR : 2;
     spec.batchSeconds = 1.0;
-    Path tmp = Files.createTempDirectory("pread-bench-worker");
-    Path specFile = tmp.resolve("spec.json");
-    Path outFile = tmp.resolve("out.json");
-    Gson gson = new Gson();
-    Files.writeString(specFile, gson.toJson(spec));
-    String jar = Path.of(BenchCommand.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
-    List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "--enable-native-access=ALL-UNNAMED", "-Xmx" + pressureHeap, "-Xms" + pressureHeap, "-XX:+UseSerialGC",
-        "-cp", jar, Main.class.getName(), "worker", "--spec", specFile.toString(), "--out", outFile.toString());
     long hits;
     long peak;
     String where;
+    Results w;
     try (MemoryCgroup cg = MemoryCgroup.create("pread-bench-" + ProcessHandle.current().pid(), limit)) {
       where = cg.describe();
-      Process p = new ProcessBuilder(cg.wrap(cmd)).redirectErrorStream(true).start();
-      try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-        String line;
-        List<String> log = new ArrayList<>();
-        while ((line = in.readLine()) != null) {
-          log.add(line);
-          if (line.startsWith("pressure ") || line.startsWith("prefetch distance") || line.startsWith("batch cell")) {
+      w = WorkerProcess.run("worker", spec, pressureHeap, cg,
+          line -> line.startsWith("pressure ") || line.startsWith("prefetch distance") || line.startsWith("batch cell"),
+          line -> {
             pb.setExtraMessage(line);
             pb.step();
-          }
-        }
-        int rc = p.waitFor();
-        if (rc != 0) {
-          throw new IllegalStateException("pressure worker failed (exit " + rc + "; 137 means the cgroup's OOM killer):\n"
-              + String.join("\n", log.subList(Math.max(0, log.size() - 30), log.size())));
-        }
-      }
+          });
       hits = cg.limitHits();
       peak = cg.peakBytes();
     }
-    Results w = gson.fromJson(Files.readString(outFile), Results.class);
     r.cells.addAll(w.cells);
     r.prefetchDistance.addAll(w.prefetchDistance);
     r.batchPrefetch.addAll(w.batchPrefetch);
-    Files.deleteIfExists(specFile);
-    Files.deleteIfExists(outFile);
-    Files.deleteIfExists(tmp);
     r.regimes.put("pressure", String.format(Locale.ROOT,
         "a child JVM (heap %s, SerialGC) in %s, reading the %s file: the limit covers heap, native memory and"
             + " page cache; the group hit its limit %d times, peak charge %s. Steady state, not the first seconds"

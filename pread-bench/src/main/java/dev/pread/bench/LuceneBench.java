@@ -1,11 +1,7 @@
 package dev.pread.bench;
 
-import com.google.gson.Gson;
 import dev.pread.store.PreadDirectory;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -160,11 +156,11 @@ final class LuceneBench {
             long limit = Format.parseBytes(o.pressureHeap) + o.pressureOverhead + budget; // tightened by the worker
             try (MemoryCgroup cg = MemoryCgroup.create("pread-bench-q-" + ProcessHandle.current().pid(), limit)) {
               where = cg.describe().replaceFirst(", limit .*", "");
-              w = runWorker(spec, o.pressureHeap, cg, step);
+              w = WorkerProcess.run("query-worker", spec, o.pressureHeap, cg, LuceneBench::isProgress, step);
               hits += Math.max(0, cg.limitHits());
             }
           } else {
-            w = runWorker(spec, "1g", null, step);
+            w = WorkerProcess.run("query-worker", spec, "1g", null, LuceneBench::isProgress, step);
           }
           for (Results.QueryCell c : w.queryCells) {
             Results.QueryCell mine = r.queryCell(regime, name, c.threads);
@@ -206,41 +202,8 @@ final class LuceneBench {
     }
   }
 
-  /** Runs one worker JVM (in {@code cgroup} when not null) and returns what it measured. */
-  private static Results runWorker(QueryWorkerCommand.Spec spec, String heap, MemoryCgroup cgroup,
-      Consumer<String> step) throws Exception {
-    Path tmp = Files.createTempDirectory("pread-bench-query-worker");
-    Path specFile = tmp.resolve("spec.json");
-    Path outFile = tmp.resolve("out.json");
-    Gson gson = new Gson();
-    Files.writeString(specFile, gson.toJson(spec));
-    String jar = Path.of(LuceneBench.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
-    List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "--enable-native-access=ALL-UNNAMED", "-Xmx" + heap, "-Xms" + heap, "-XX:+AlwaysPreTouch",
-        "-XX:+UseSerialGC", "-cp", jar, Main.class.getName(), "query-worker", "--spec", specFile.toString(),
-        "--out", outFile.toString());
-    Process p = new ProcessBuilder(cgroup != null ? cgroup.wrap(cmd) : cmd).redirectErrorStream(true).start();
-    List<String> log = new ArrayList<>();
-    try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-      String line;
-      while ((line = in.readLine()) != null) {
-        log.add(line);
-        if (line.startsWith("lucene ") && line.contains(" QPS")) {
-          step.accept(line);
-        }
-      }
-    }
-    int rc = p.waitFor();
-    if (rc != 0) {
-      throw new IllegalStateException("lucene " + spec.regime + " worker for " + spec.directory + " failed (exit " + rc
-          + (cgroup != null ? "; 137 means the cgroup's OOM killer" : "") + "):\n"
-          + String.join("\n", log.subList(Math.max(0, log.size() - 30), log.size())));
-    }
-    Results w = gson.fromJson(Files.readString(outFile), Results.class);
-    Files.deleteIfExists(specFile);
-    Files.deleteIfExists(outFile);
-    Files.deleteIfExists(tmp);
-    return w;
+  private static boolean isProgress(String line) {
+    return line.startsWith("lucene ") && line.contains(" QPS");
   }
 
   /** Reads every file of the index, so that the warm regime is warm (this VM evicts idle cache). */
