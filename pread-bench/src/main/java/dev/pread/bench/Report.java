@@ -319,11 +319,12 @@ final class Report {
       names.add(name);
     }
     if (r.lucene != null && !r.queryCells.isEmpty()) {
-      CategoryChart chart = new CategoryChartBuilder().width(1000).height(560)
+      CategoryChart chart = new CategoryChartBuilder().width(1200).height(560)
           .title("Lucene queries per second, " + Format.size(r.lucene.indexBytes) + " index (log scale)")
           .xAxisTitle("regime").yAxisTitle("queries per second").build();
-      chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
-      chart.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);
+      // Eight series: a legend beside the plot, one per line, so no label is cut.
+      chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
+      chart.getStyler().setLegendLayout(Styler.LegendLayout.Vertical);
       chart.getStyler().setYAxisLogarithmic(true);
       chart.getStyler().setYAxisMin(1.0);
       chart.getStyler().setYAxisDecimalPattern("#,###");
