@@ -3,7 +3,9 @@ package dev.pread.store;
 import java.io.IOException;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.IOContext;
+import org.apache.lucene.store.IndexInput;
 import org.apache.lucene.store.IndexOutput;
+import org.apache.lucene.store.RandomAccessInput;
 
 /**
  * Deterministic file content for tests: the little-endian long at word index w of a file made
@@ -12,6 +14,53 @@ import org.apache.lucene.store.IndexOutput;
  */
 final class TestContent {
   private TestContent() {}
+
+  /** {@link #readBy} methods: one readBytes after a seek. */
+  static final int READ_BYTES = 0;
+  /** Positional readBytes through {@link RandomAccessInput}. */
+  static final int RANDOM_ACCESS_BYTES = 1;
+  /** readByte after a seek, byte by byte. */
+  static final int READ_BYTE = 2;
+  /** readLong after a seek, then readBytes for the tail. */
+  static final int READ_LONGS = 3;
+  /** Positional readByte through {@link RandomAccessInput}, byte by byte. */
+  static final int RANDOM_ACCESS_BYTE = 4;
+
+  /** Reads {@code len} bytes at {@code pos} of {@code in} by one of the methods above. */
+  static byte[] readBy(IndexInput in, long pos, int len, int method) throws IOException {
+    byte[] b = new byte[len];
+    switch (method) {
+      case READ_BYTES -> {
+        in.seek(pos);
+        in.readBytes(b, 0, len);
+      }
+      case RANDOM_ACCESS_BYTES -> ((RandomAccessInput) in).readBytes(pos, b, 0, len);
+      case READ_BYTE -> {
+        in.seek(pos);
+        for (int i = 0; i < len; i++) {
+          b[i] = in.readByte();
+        }
+      }
+      case READ_LONGS -> {
+        in.seek(pos);
+        int i = 0;
+        for (; i + 8 <= len; i += 8) {
+          long v = in.readLong();
+          for (int k = 0; k < 8; k++) {
+            b[i + k] = (byte) (v >>> (8 * k));
+          }
+        }
+        in.readBytes(b, i, len - i);
+      }
+      case RANDOM_ACCESS_BYTE -> {
+        for (int i = 0; i < len; i++) {
+          b[i] = ((RandomAccessInput) in).readByte(pos + i);
+        }
+      }
+      default -> throw new IllegalArgumentException("no read method " + method);
+    }
+    return b;
+  }
 
   static long word(long seed, long index) {
     long z = seed * 0x9E3779B97F4A7C15L + index + 1;

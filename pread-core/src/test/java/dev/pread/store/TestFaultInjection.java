@@ -38,31 +38,7 @@ public class TestFaultInjection extends LuceneTestCase {
 
   /** Reads [pos, pos + len) through a random read method and checks every byte. */
   private static void readAndCheck(IndexInput in, long seed, long base, long pos, int len, Random r) throws IOException {
-    byte[] b = new byte[len];
-    switch (r.nextInt(4)) {
-      case 0 -> {
-        in.seek(pos);
-        in.readBytes(b, 0, len);
-      }
-      case 1 -> ((RandomAccessInput) in).readBytes(pos, b, 0, len);
-      case 2 -> {
-        in.seek(pos);
-        for (int i = 0; i < len; i++) {
-          b[i] = in.readByte();
-        }
-      }
-      default -> {
-        in.seek(pos);
-        int i = 0;
-        for (; i + 8 <= len; i += 8) {
-          long v = in.readLong();
-          for (int k = 0; k < 8; k++) {
-            b[i + k] = (byte) (v >>> (8 * k));
-          }
-        }
-        in.readBytes(b, i, len - i);
-      }
-    }
+    byte[] b = TestContent.readBy(in, pos, len, r.nextInt(4)); // readBytes, positional, readByte, readLong
     int bad = TestContent.firstMismatch(seed, base + pos, b, 0, len);
     assertEquals("wrong byte at " + (base + pos + Math.max(bad, 0)), -1, bad);
   }

@@ -12,7 +12,6 @@ import java.util.Random;
 import org.apache.lucene.store.FSLockFactory;
 import org.apache.lucene.store.IOContext;
 import org.apache.lucene.store.IndexInput;
-import org.apache.lucene.store.RandomAccessInput;
 import org.apache.lucene.tests.util.LuceneTestCase;
 import org.apache.lucene.util.Unwrappable;
 
@@ -35,27 +34,9 @@ public class TestFilesChangedUnderInputs extends LuceneTestCase {
   }
 
   /** Reads [pos, pos + len) of {@code in} by one of several methods. */
+  /** Method 0 to 3: readBytes, positional readBytes, readByte, positional readByte. */
   private static byte[] read(IndexInput in, long pos, int len, int method) throws IOException {
-    byte[] b = new byte[len];
-    switch (method) {
-      case 0 -> {
-        in.seek(pos);
-        in.readBytes(b, 0, len);
-      }
-      case 1 -> ((RandomAccessInput) in).readBytes(pos, b, 0, len);
-      case 2 -> {
-        in.seek(pos);
-        for (int i = 0; i < len; i++) {
-          b[i] = in.readByte();
-        }
-      }
-      default -> {
-        for (int i = 0; i < len; i++) {
-          b[i] = ((RandomAccessInput) in).readByte(pos + i);
-        }
-      }
-    }
-    return b;
+    return TestContent.readBy(in, pos, len, method == 3 ? TestContent.RANDOM_ACCESS_BYTE : method);
   }
 
   public void testTruncatedWhileOpen() throws IOException {

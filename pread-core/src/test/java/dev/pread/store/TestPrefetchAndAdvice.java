@@ -98,15 +98,7 @@ public class TestPrefetchAndAdvice extends LuceneTestCase {
             "this file system keeps pages after POSIX_FADV_DONTNEED (tmpfs?): cannot make the file cold",
             probe.cachedPages(pos, 16384) == 0);
         in.prefetch(pos, 16384);
-        boolean cached = false;
-        for (int i = 0; i < 5000 && !cached; i++) {
-          cached = probe.cachedPages(pos, 16384) == 4;
-          if (!cached) {
-            Thread.onSpinWait();
-            Thread.yield();
-          }
-        }
-        assertTrue("prefetched range never reached the page cache", cached);
+        assertTrue("prefetched range never reached the page cache", becomesCached(probe, pos));
       }
     }
   }
@@ -147,15 +139,7 @@ public class TestPrefetchAndAdvice extends LuceneTestCase {
         assertEquals("an input keeps the setting it was opened with", 0, probe.cachedPages(pos, 16384));
         try (IndexInput on = dir.openInput("f", IOContext.DEFAULT)) {
           on.prefetch(pos, 16384);
-          boolean cached = false;
-          for (int i = 0; i < 5000 && !cached; i++) {
-            cached = probe.cachedPages(pos, 16384) == 4;
-            if (!cached) {
-              Thread.onSpinWait();
-              Thread.yield();
-            }
-          }
-          assertTrue("prefetch turned back on never reached the page cache", cached);
+          assertTrue("prefetch turned back on never reached the page cache", becomesCached(probe, pos));
         }
       }
       dir.setPrefetch(false);
@@ -163,6 +147,18 @@ public class TestPrefetchAndAdvice extends LuceneTestCase {
       closed.close();
       expectThrows(AlreadyClosedException.class, () -> closed.prefetch(0, 10));
     }
+  }
+
+  /** Polls (at most 5000 times) until the 4 pages at {@code pos} are all in the page cache. */
+  private static boolean becomesCached(NativeFile probe, long pos) {
+    for (int i = 0; i < 5000; i++) {
+      if (probe.cachedPages(pos, 16384) == 4) {
+        return true;
+      }
+      Thread.onSpinWait();
+      Thread.yield();
+    }
+    return false;
   }
 
   public void testBackoffProbesOnPowersOfTwo() {
