@@ -32,14 +32,19 @@ public final class NativeFile implements Closeable {
   private final int fd;
   private final long size;
   private final boolean direct;
+  private final NativeIO.Stat stat;
   private final ReadGuard guard = new ReadGuard();
 
-  private NativeFile(Path path, int fd, long size, boolean direct) {
+  private NativeFile(Path path, int fd, NativeIO.Stat stat, boolean direct) {
     this.path = path;
     this.fd = fd;
-    this.size = size;
+    this.size = stat.size();
+    this.stat = stat;
     this.direct = direct;
   }
+
+  /** Most segments one {@link #readInto} call accepts. */
+  public static final int MAX_VECTOR = (int) (NativeIO.AUX_SIZE / NativeIO.IOVEC_SIZE);
 
   /**
    * Opens {@code path} read-only with close-on-exec.
@@ -88,7 +93,7 @@ public final class NativeFile implements Closeable {
             null,
             "not a regular file (mode " + Integer.toOctalString(stat.mode()) + ")");
       }
-      NativeFile file = new NativeFile(absolute, fd, stat.size(), direct);
+      NativeFile file = new NativeFile(absolute, fd, stat, direct);
       success = true;
       return file;
     } finally {
@@ -110,6 +115,34 @@ public final class NativeFile implements Closeable {
   /** The file's size when it was opened. */
   public long size() {
     return size;
+  }
+
+  /**
+   * The device and inode of the open file, which together identify it while it is open (an inode
+   * number may be reused once the file is deleted and no longer open). The inode is -1 where the
+   * file system does not report one.
+   */
+  public long device() {
+    return stat.device();
+  }
+
+  /** See {@link #device()}. */
+  public long inode() {
+    return stat.inode();
+  }
+
+  /**
+   * The alignment {@code O_DIRECT} reads of this file need of their file offset and length (from
+   * {@code statx}'s {@code STATX_DIOALIGN}, Linux 6.1+), or 0 where the kernel does not say, or the
+   * file system does not support direct I/O for this file.
+   */
+  public int directOffsetAlignment() {
+    return stat.directOffsetAlignment();
+  }
+
+  /** The alignment {@code O_DIRECT} reads need of their memory; see {@link #directOffsetAlignment()}. */
+  public int directMemoryAlignment() {
+    return stat.directMemoryAlignment();
   }
 
   /** True when opened with {@link #openDirect(Path)}. */
@@ -199,6 +232,93 @@ public final class NativeFile implements Closeable {
     } finally {
       guard.exit(cell);
     }
+  }
+
+  /**
+   * Reads the bytes at {@code position} into the native segments {@code dsts[0..count)} one after
+   * another, as if they were one buffer, with a single vectored {@code preadv(2)} where the kernel
+   * returns everything at once. Stops early only at end of file. On a file opened with {@link
+   * #openDirect}, position and every segment's address and length must be aligned.
+   *
+   * @return the number of bytes read: the segments' total, or fewer at end of file
+   * @throws IllegalArgumentException if count is not in 1..{@value #MAX_VECTOR} or a segment is
+   *     not native memory
+   * @throws ClosedFileException if the file is closed
+   */
+  public long readInto(long position, MemorySegment[] dsts, int count) throws IOException {
+    if (count < 1 || count > MAX_VECTOR || count > dsts.length) {
+      throw new IllegalArgumentException(path + ": invalid segment count " + count);
+    }
+    long total = 0;
+    for (int i = 0; i < count; i++) {
+      if (!dsts[i].isNative()) {
+        throw new IllegalArgumentException("destination is not native memory: " + dsts[i]);
+      }
+      total += dsts[i].byteSize();
+    }
+    checkPosition(position, total);
+    int cell = enter();
+    try {
+      NativeBuffers.Scratch scratch = NativeBuffers.borrow(1);
+      try {
+        long done = 0;
+        while (done < total) {
+          int iovcnt = fillIovecs(scratch.aux, dsts, count, done);
+          long want = total - done;
+          long fault = Faults.before(Faults.Call.PREAD, path, position + done, want);
+          long n;
+          if (fault < 0) {
+            n = fault;
+          } else if (fault > 0 && fault < want) {
+            // a test asks for a short read: read only the first fault bytes, through pread
+            MemorySegment first = segmentAt(dsts, count, done);
+            n = NativeIO.pread(scratch.capture, fd, first, Math.min(fault, first.byteSize()), position + done);
+          } else {
+            n = NativeIO.preadv(scratch.capture, fd, scratch.aux, iovcnt, position + done);
+          }
+          if (n > 0) {
+            done += n;
+          } else if (n == 0) {
+            return done; // end of file
+          } else if (n != -Errno.EINTR) {
+            throw new NativeIOException(path, direct ? "preadv (O_DIRECT)" : "preadv", position + done, want, (int) -n);
+          }
+        }
+        return done;
+      } finally {
+        NativeBuffers.release(scratch);
+      }
+    } finally {
+      guard.exit(cell);
+    }
+  }
+
+  /** Writes iovecs for the bytes of {@code dsts} from {@code skip} on; returns how many. */
+  private static int fillIovecs(MemorySegment iov, MemorySegment[] dsts, int count, long skip) {
+    int n = 0;
+    for (int i = 0; i < count; i++) {
+      long size = dsts[i].byteSize();
+      if (skip >= size) {
+        skip -= size;
+        continue;
+      }
+      long base = NativeIO.IOVEC_SIZE * n++;
+      iov.set(ValueLayout.ADDRESS, base, dsts[i].asSlice(skip));
+      iov.set(ValueLayout.JAVA_LONG, base + 8, size - skip);
+      skip = 0;
+    }
+    return n;
+  }
+
+  /** The rest of the segment holding byte {@code skip} of {@code dsts}. */
+  private static MemorySegment segmentAt(MemorySegment[] dsts, int count, long skip) {
+    for (int i = 0; i < count; i++) {
+      if (skip < dsts[i].byteSize()) {
+        return dsts[i].asSlice(skip);
+      }
+      skip -= dsts[i].byteSize();
+    }
+    throw new AssertionError("offset beyond the segments");
   }
 
   /**

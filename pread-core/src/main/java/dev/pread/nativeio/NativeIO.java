@@ -56,12 +56,22 @@ final class NativeIO {
   private static final int STATX_TYPE = 0x1;
   private static final int STATX_MODE = 0x2;
   private static final int STATX_SIZE = 0x200;
+  private static final int STATX_INO = 0x100;
+  private static final int STATX_DIOALIGN = 0x2000;
   /** struct statx is 256 bytes with the same layout on every architecture. */
   private static final long STATX_SIZEOF = 256;
   private static final long STX_MASK_OFFSET = 0;
   private static final long STX_BLKSIZE_OFFSET = 4;
   private static final long STX_MODE_OFFSET = 28;
+  private static final long STX_INO_OFFSET = 32;
   private static final long STX_SIZE_OFFSET = 40;
+  private static final long STX_DEV_MAJOR_OFFSET = 136;
+  private static final long STX_DEV_MINOR_OFFSET = 140;
+  private static final long STX_DIO_MEM_ALIGN_OFFSET = 152;
+  private static final long STX_DIO_OFFSET_ALIGN_OFFSET = 156;
+
+  /** Bytes of one {@code struct iovec}: a base pointer and a length. */
+  static final long IOVEC_SIZE = 16;
 
   static final int S_IFMT = 0170000;
   static final int S_IFDIR = 0040000;
@@ -90,6 +100,11 @@ final class NativeIO {
       downcall(
           "pread",
           FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG),
+          CAPTURE_ERRNO);
+  private static final MethodHandle PREADV =
+      downcall(
+          "preadv",
+          FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG),
           CAPTURE_ERRNO);
   private static final MethodHandle STATX =
       downcall(
@@ -145,8 +160,11 @@ final class NativeIO {
     private CacheStatCall() {}
   }
 
-  /** Bytes of the auxiliary native segment callers pass to {@link #cachestat}. */
-  static final long AUX_SIZE = 64;
+  /**
+   * Bytes of the auxiliary native segment of a {@link NativeBuffers} scratch: a cachestat range and
+   * result, or up to 64 iovecs for {@link #preadv}.
+   */
+  static final long AUX_SIZE = 64 * IOVEC_SIZE;
 
   /** Paths are passed to the kernel in the JVM's file-name encoding. */
   private static final Charset PATH_CHARSET = pathCharset();
@@ -280,8 +298,19 @@ final class NativeIO {
     return seg;
   }
 
-  /** File type, mode, size and preferred I/O block size of an open descriptor. */
-  record Stat(int mode, long size, int blockSize) {
+  /**
+   * File type, mode, size and preferred I/O block size of an open descriptor; its device and inode
+   * (which identify the file while it is open); and the alignment {@code O_DIRECT} needs of a
+   * read's memory and file offset, 0 where the kernel or file system does not say.
+   */
+  record Stat(
+      int mode,
+      long size,
+      int blockSize,
+      long device,
+      long inode,
+      int directMemoryAlignment,
+      int directOffsetAlignment) {
     boolean isDirectory() {
       return (mode & S_IFMT) == S_IFDIR;
     }
@@ -297,7 +326,7 @@ final class NativeIO {
       MemorySegment capture = allocateCapture(arena);
       MemorySegment empty = arena.allocate(1);
       MemorySegment buf = arena.allocate(STATX_SIZEOF, 8);
-      int mask = STATX_TYPE | STATX_MODE | STATX_SIZE;
+      int mask = STATX_TYPE | STATX_MODE | STATX_SIZE | STATX_INO | STATX_DIOALIGN;
       while (true) {
         long fault = Faults.before(Faults.Call.STATX, path, NO_OFFSET, 0);
         int rc = fault < 0 ? -1 : (int) STATX.invokeExact(capture, fd, empty, AT_EMPTY_PATH, mask, buf);
@@ -316,7 +345,14 @@ final class NativeIO {
       int mode = Short.toUnsignedInt(buf.get(ValueLayout.JAVA_SHORT, STX_MODE_OFFSET));
       long size = buf.get(ValueLayout.JAVA_LONG, STX_SIZE_OFFSET);
       int blockSize = buf.get(ValueLayout.JAVA_INT, STX_BLKSIZE_OFFSET);
-      return new Stat(mode, size, blockSize);
+      long inode = (got & STATX_INO) != 0 ? buf.get(ValueLayout.JAVA_LONG, STX_INO_OFFSET) : -1;
+      long device =
+          ((long) buf.get(ValueLayout.JAVA_INT, STX_DEV_MAJOR_OFFSET) << 32)
+              | Integer.toUnsignedLong(buf.get(ValueLayout.JAVA_INT, STX_DEV_MINOR_OFFSET));
+      boolean dio = (got & STATX_DIOALIGN) != 0;
+      int memAlign = dio ? buf.get(ValueLayout.JAVA_INT, STX_DIO_MEM_ALIGN_OFFSET) : 0;
+      int offsetAlign = dio ? buf.get(ValueLayout.JAVA_INT, STX_DIO_OFFSET_ALIGN_OFFSET) : 0;
+      return new Stat(mode, size, blockSize, device, inode, memAlign, offsetAlign);
     } catch (IOException | RuntimeException | Error e) {
       throw e;
     } catch (Throwable t) {
@@ -355,6 +391,21 @@ final class NativeIO {
   static long pread(MemorySegment capture, int fd, MemorySegment buf, long count, long offset) {
     try {
       long n = (long) PREAD.invokeExact(capture, fd, buf, count, offset);
+      return n >= 0 ? n : -errno(capture);
+    } catch (Throwable t) {
+      throw new AssertionError(t);
+    }
+  }
+
+  /**
+   * One {@code preadv(fd, iov, iovcnt, offset)} call, not retried.
+   *
+   * @param iov {@code iovcnt} iovec structures ({@link #IOVEC_SIZE} bytes each)
+   * @return the number of bytes read (0 at end of file), or {@code -errno} on failure
+   */
+  static long preadv(MemorySegment capture, int fd, MemorySegment iov, int iovcnt, long offset) {
+    try {
+      long n = (long) PREADV.invokeExact(capture, fd, iov, iovcnt, offset);
       return n >= 0 ? n : -errno(capture);
     } catch (Throwable t) {
       throw new AssertionError(t);

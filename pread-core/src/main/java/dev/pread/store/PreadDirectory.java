@@ -233,7 +233,10 @@ public class PreadDirectory extends FSDirectory {
     NativeFile file = NativeFile.open(real);
     readAdvice.apply(name, context).ifPresent(advice -> advise(file, advice));
     return new PreadIndexInput(
-        "PreadIndexInput(path=\"" + path + "\")", file, bufferSize(context), prefetch);
+        "PreadIndexInput(path=\"" + path + "\")",
+        new PageCacheSource(file),
+        bufferSize(context),
+        prefetch);
   }
 
   private static void advise(NativeFile file, ReadAdvice advice) {

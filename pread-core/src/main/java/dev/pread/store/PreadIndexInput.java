@@ -1,18 +1,17 @@
 package dev.pread.store;
 
-import dev.pread.nativeio.Advice;
 import dev.pread.nativeio.ClosedFileException;
 import dev.pread.nativeio.NativeFile;
 import java.io.EOFException;
 import java.io.IOException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.lucene.store.AlreadyClosedException;
 import org.apache.lucene.store.IndexInput;
 import org.apache.lucene.store.RandomAccessInput;
 import org.apache.lucene.util.BitUtil;
 
 /**
- * An {@link IndexInput} over a {@link NativeFile}, with a heap buffer of its own.
+ * An {@link IndexInput} over an {@link InputSource} (a {@link NativeFile} read through the page
+ * cache, or a file read through a block cache), with a heap buffer of its own.
  *
  * <p>Sequential reads are served from the buffer. Refills adapt to the access pattern, like the
  * kernel's readahead: after a jump a refill reads {@value #MIN_REFILL} bytes (or what the read
@@ -22,11 +21,9 @@ import org.apache.lucene.util.BitUtil;
  * RandomAccessInput}) reads use the same buffer and may move the file pointer, as {@link
  * org.apache.lucene.store.BufferedIndexInput}'s do: use a dedicated {@link #randomAccessSlice}.
  *
- * <p><b>Prefetch:</b> {@link #prefetch} asks the kernel to start reading a range into the page cache
- * ({@code posix_fadvise(WILLNEED)} over the page-aligned range) and returns without waiting. A
- * {@code cachestat(2)} probe, which starts no I/O, skips the advice when every page is cached, and
- * after a run of such hits most prefetches skip the probe too (see {@link PrefetchBackoff}). A
- * failing advice is logged once and otherwise ignored: prefetch is a hint.
+ * <p><b>Prefetch:</b> {@link #prefetch} hands the range to the {@link InputSource}, which starts
+ * loading it without waiting: into the page cache ({@link PageCacheSource}) or into a block cache
+ * ({@link BlockCacheSource}).
  *
  * <p><b>Files changed while open:</b> the input reads the file it opened, through its own
  * descriptor: a file deleted or replaced by a rename keeps being read. If the file is truncated,
@@ -46,17 +43,12 @@ final class PreadIndexInput extends IndexInput implements RandomAccessInput {
   /** Size of the first refill after a jump. */
   static final int MIN_REFILL = 1024;
 
-  private static final long PAGE = 4096;
-  private static final System.Logger LOG = System.getLogger(PreadIndexInput.class.getName());
-  private static final AtomicBoolean ADVICE_FAILURE_LOGGED = new AtomicBoolean();
-
-  private final NativeFile file;
+  private final InputSource file;
   /** Absolute file offset of this input's position 0. */
   private final long sliceOffset;
 
   private final long length;
   private final int bufferSize;
-  private final PrefetchBackoff backoff;
   /** False when the directory had prefetch turned off when this input was opened. */
   private final boolean prefetch;
   private boolean isClone;
@@ -75,24 +67,22 @@ final class PreadIndexInput extends IndexInput implements RandomAccessInput {
   private int bufferPosition;
 
   PreadIndexInput(String resourceDescription, NativeFile file, int bufferSize) {
-    this(resourceDescription, file, bufferSize, true);
+    this(resourceDescription, new PageCacheSource(file), bufferSize, true);
   }
 
-  PreadIndexInput(String resourceDescription, NativeFile file, int bufferSize, boolean prefetch) {
-    this(resourceDescription, file, 0L, file.size(), bufferSize, false, new PrefetchBackoff(), prefetch);
+  PreadIndexInput(String resourceDescription, InputSource file, int bufferSize, boolean prefetch) {
+    this(resourceDescription, file, 0L, file.size(), bufferSize, false, prefetch);
   }
 
   private PreadIndexInput(
       String resourceDescription,
-      NativeFile file,
+      InputSource file,
       long sliceOffset,
       long length,
       int bufferSize,
       boolean isClone,
-      PrefetchBackoff backoff,
       boolean prefetch) {
     super(resourceDescription);
-    this.backoff = backoff;
     this.prefetch = prefetch;
     this.file = file;
     this.sliceOffset = sliceOffset;
@@ -287,13 +277,24 @@ final class PreadIndexInput extends IndexInput implements RandomAccessInput {
   private int readAt(long position, byte[] dst, int offset, int min, int max) throws IOException {
     try {
       return file.readAtLeast(sliceOffset + position, dst, offset, min, max);
-    } catch (ClosedFileException e) {
-      throw new AlreadyClosedException("Already closed: " + this, e);
+    } catch (IllegalStateException e) {
+      throw closed(e);
     } catch (EOFException e) {
       EOFException wrapped = new EOFException(e.getMessage() + ": " + this);
       wrapped.initCause(e);
       throw wrapped;
     }
+  }
+
+  /** A source that is closed throws ClosedFileException or AlreadyClosedException. */
+  private AlreadyClosedException closed(IllegalStateException e) {
+    if (e instanceof AlreadyClosedException ace) {
+      return ace;
+    }
+    if (e instanceof ClosedFileException) {
+      return new AlreadyClosedException("Already closed: " + this, e);
+    }
+    throw e;
   }
 
   private EOFException eof(long position, long len) {
@@ -407,7 +408,7 @@ final class PreadIndexInput extends IndexInput implements RandomAccessInput {
   // ---- prefetch ----
 
   /**
-   * Starts reading {@code [offset, offset + length)} into the page cache without waiting. A
+   * Starts loading {@code [offset, offset + length)} without waiting (see {@link InputSource#prefetch}). A
    * zero-length prefetch does nothing, and so does every prefetch when the directory had prefetch
    * turned off ({@link PreadDirectory#setPrefetch}) as this input was opened.
    *
@@ -418,25 +419,13 @@ final class PreadIndexInput extends IndexInput implements RandomAccessInput {
   public void prefetch(long offset, long length) throws IOException {
     ensureOpen();
     checkRange("prefetch", offset, length);
-    if (!prefetch || length == 0 || !backoff.shouldProbe()) {
+    if (!prefetch || length == 0) {
       return;
     }
-    long start = sliceOffset + offset;
-    long alignedStart = start & -PAGE;
-    long alignedEnd = (start + length + PAGE - 1) & -PAGE;
     try {
-      // cachestat starts no I/O (a RWF_NOWAIT read probe would start readahead for what it misses).
-      if (file.cachedPages(alignedStart, alignedEnd - alignedStart) == (alignedEnd - alignedStart) / PAGE) {
-        return;
-      }
-      backoff.miss();
-      file.advise(alignedStart, alignedEnd - alignedStart, Advice.WILLNEED);
-    } catch (ClosedFileException e) {
-      throw new AlreadyClosedException("Already closed: " + this, e);
-    } catch (IOException e) {
-      if (ADVICE_FAILURE_LOGGED.compareAndSet(false, true)) {
-        LOG.log(System.Logger.Level.WARNING, "prefetch advice failed (logged once; prefetch is only a hint): " + e.getMessage());
-      }
+      file.prefetch(sliceOffset + offset, length);
+    } catch (IllegalStateException e) {
+      throw closed(e);
     }
   }
 
@@ -475,7 +464,6 @@ final class PreadIndexInput extends IndexInput implements RandomAccessInput {
         length,
         bufferSize,
         true,
-        backoff,
         prefetch);
   }
 

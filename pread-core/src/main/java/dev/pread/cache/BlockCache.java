@@ -1,0 +1,450 @@
+package dev.pread.cache;
+
+import dev.pread.nativeio.ClosedFileException;
+import dev.pread.nativeio.Errno;
+import dev.pread.nativeio.NativeAccess;
+import dev.pread.nativeio.NativeFile;
+import dev.pread.nativeio.NativeIOException;
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import jdk.jfr.FlightRecorder;
+import org.apache.lucene.store.AlreadyClosedException;
+
+/**
+ * A fixed-size cache of file blocks off the Java heap, filled by {@code O_DIRECT} reads: memory
+ * that the page cache, and a container's memory limit, cannot take back or grow.
+ *
+ * <p><b>Memory.</b> The cache holds at most {@link #budgetBytes()} of block data, in blocks of
+ * {@link #blockSize()} bytes aligned to 4096. Memory is allocated in chunks as blocks are first
+ * used, and all of it is freed by {@link #close()}. Besides the data, the cache keeps {@link
+ * #fixedOverheadBytes()} on the Java heap (about 86 bytes per block), and each open file a table of
+ * 8 bytes per block of the file (for example 1.5 MiB for a 3 GiB index at 16 KiB blocks).
+ *
+ * <p><b>Reads.</b> {@link #open(Path)} returns a {@link CachedFile}; several files, and several
+ * directories, can share one cache. A hit takes no lock and allocates nothing: a table lookup, a
+ * pin by CAS, a copy, an unpin. A miss reads the run of missing blocks the read needs in one
+ * vectored {@code preadv}; two readers missing the same block cause one read. Which block makes
+ * room is chosen by a scan-resistant CLOCK (see the package documentation).
+ *
+ * <p><b>Prefetch.</b> {@link CachedFile#prefetch} loads missing blocks on a pool of {@link
+ * Builder#prefetchThreads(int)} threads, at most {@link Builder#maxPrefetchBlocks(int)} blocks in
+ * flight; the pool starts on first use and stops on {@link #close()}.
+ *
+ * <p><b>File systems without O_DIRECT</b> (tmpfs, some network file systems) refuse it: such files
+ * are read with buffered {@code pread} into the same cache, after one log line per JVM.
+ *
+ * <p><b>Statistics</b>: {@link #stats()}, and JFR events {@code dev.pread.cache.Statistics} (every
+ * second by default, one per open cache) and {@code dev.pread.cache.BlockLoad} (one per read from
+ * storage).
+ *
+ * <p><b>Thread-safety:</b> every method may be called from any number of threads.
+ *
+ * <p><b>Close:</b> {@link #close()} stops the prefetch threads, closes every file opened through
+ * the cache, waits for reads into its memory to return, and frees the memory. Reads through its
+ * files then throw {@link AlreadyClosedException}. Closing twice is harmless.
+ */
+public final class BlockCache implements Closeable {
+  /** Default block size in bytes, chosen by measurement (see the README). */
+  public static final int DEFAULT_BLOCK_SIZE = 16 * 1024;
+
+  /** Smallest block size: the largest logical block size O_DIRECT needs on common devices. */
+  public static final int MIN_BLOCK_SIZE = 4096;
+
+  /** Largest block size. */
+  public static final int MAX_BLOCK_SIZE = 1 << 20;
+
+  /** Default number of prefetch threads: each keeps one read in flight at the device. */
+  public static final int DEFAULT_PREFETCH_THREADS = 16;
+
+  /** Default cap on prefetched blocks being loaded at once. */
+  public static final int DEFAULT_MAX_PREFETCH_BLOCKS = 64;
+
+  private static final System.Logger LOG = System.getLogger(BlockCache.class.getName());
+  private static final AtomicBoolean BUFFERED_LOGGED = new AtomicBoolean();
+  private static final AtomicInteger IDS = new AtomicInteger();
+  private static final Set<BlockCache> OPEN = ConcurrentHashMap.newKeySet();
+
+  static {
+    try {
+      FlightRecorder.addPeriodicEvent(BlockCacheStatisticsEvent.class, BlockCache::emitStatistics);
+    } catch (RuntimeException | LinkageError e) {
+      // JFR is not available in this runtime: the events are simply not recorded
+    }
+  }
+
+  final Slots slots;
+  final ClockPolicy policy;
+  final CacheCounters counters = new CacheCounters();
+  final Prefetcher prefetcher;
+  private final long budget;
+  private final boolean directIO;
+  private final String name;
+  private final Map<Object, FileBlocks> files = new HashMap<>();
+  private volatile boolean closed;
+
+  private BlockCache(Builder b) {
+    this.budget = b.budget;
+    this.directIO = b.directIO;
+    this.name = b.name != null ? b.name : "block-cache-" + IDS.incrementAndGet();
+    int count = (int) (b.budget / b.blockSize);
+    this.slots = new Slots(count, b.blockSize, Math.max(b.blockSize, 1L << 20));
+    this.policy = new ClockPolicy(slots, counters);
+    this.prefetcher = new Prefetcher(b.prefetchThreads, b.maxPrefetchBlocks);
+    OPEN.add(this);
+  }
+
+  /**
+   * A builder for a cache holding at most {@code budgetBytes} of block data.
+   *
+   * @throws IllegalArgumentException if the budget is not positive
+   */
+  public static Builder builder(long budgetBytes) {
+    return new Builder(budgetBytes);
+  }
+
+  /** Options of a {@link BlockCache}; see each setter for its default. */
+  public static final class Builder {
+    private final long budget;
+    private int blockSize = DEFAULT_BLOCK_SIZE;
+    private int prefetchThreads = DEFAULT_PREFETCH_THREADS;
+    private int maxPrefetchBlocks = DEFAULT_MAX_PREFETCH_BLOCKS;
+    private boolean directIO = true;
+    private String name;
+
+    private Builder(long budget) {
+      if (budget <= 0) {
+        throw new IllegalArgumentException("cache budget must be positive (got " + budget + " bytes)");
+      }
+      this.budget = budget;
+    }
+
+    /**
+     * Block size in bytes: a power of two from {@value #MIN_BLOCK_SIZE} to {@value
+     * #MAX_BLOCK_SIZE}, at most the budget; {@value #DEFAULT_BLOCK_SIZE} by default.
+     */
+    public Builder blockSize(int bytes) {
+      if (bytes < MIN_BLOCK_SIZE || bytes > MAX_BLOCK_SIZE || Integer.bitCount(bytes) != 1) {
+        throw new IllegalArgumentException(
+            "block size must be a power of two from " + MIN_BLOCK_SIZE + " to " + MAX_BLOCK_SIZE + " (got " + bytes + ")");
+      }
+      this.blockSize = bytes;
+      return this;
+    }
+
+    /** Threads loading prefetched blocks, 1 to 256; {@value #DEFAULT_PREFETCH_THREADS} by default. */
+    public Builder prefetchThreads(int threads) {
+      if (threads < 1 || threads > 256) {
+        throw new IllegalArgumentException("prefetch threads must be 1 to 256 (got " + threads + ")");
+      }
+      this.prefetchThreads = threads;
+      return this;
+    }
+
+    /**
+     * Most prefetched blocks loading at once, at least 1; {@value #DEFAULT_MAX_PREFETCH_BLOCKS} by
+     * default. Prefetches beyond it are dropped (counted in {@link BlockCacheStats#prefetchDropped()}).
+     */
+    public Builder maxPrefetchBlocks(int blocks) {
+      if (blocks < 1) {
+        throw new IllegalArgumentException("max prefetch blocks must be at least 1 (got " + blocks + ")");
+      }
+      this.maxPrefetchBlocks = blocks;
+      return this;
+    }
+
+    /**
+     * Whether misses are read with {@code O_DIRECT} (the default). With false, or on a file system
+     * that refuses it, misses are read with buffered {@code pread}, through the page cache.
+     */
+    public Builder directIO(boolean enabled) {
+      this.directIO = enabled;
+      return this;
+    }
+
+    /** A name for statistics and JFR events; "block-cache-N" by default. */
+    public Builder name(String name) {
+      this.name = name;
+      return this;
+    }
+
+    /**
+     * Creates the cache. Its block memory is allocated as it fills.
+     *
+     * @throws IllegalArgumentException if the budget is smaller than one block, or holds more
+     *     blocks than the cache can index (2^27)
+     * @throws UnsupportedOperationException if native access is not available (see {@link
+     *     NativeAccess})
+     */
+    public BlockCache build() {
+      NativeAccess.unavailableReason()
+          .ifPresent(
+              why -> {
+                throw new UnsupportedOperationException("native access is not available: " + why);
+              });
+      long count = budget / blockSize;
+      if (count < 1) {
+        throw new IllegalArgumentException(
+            "cache budget " + budget + " is smaller than one block of " + blockSize + " bytes");
+      }
+      if (count > (1 << 27)) {
+        throw new IllegalArgumentException(
+            "cache budget " + budget + " holds more than 2^27 blocks of " + blockSize + " bytes: use larger blocks");
+      }
+      return new BlockCache(this);
+    }
+  }
+
+  /** Opens {@code path} for reading through this cache, inserting what it misses. */
+  public CachedFile open(Path path) throws IOException {
+    return open(path, true);
+  }
+
+  /**
+   * Opens {@code path} for reading through this cache.
+   *
+   * @param path a path of the default file system
+   * @param insert false to read misses around the cache (for merges and read-once inputs); see
+   *     {@link CachedFile}
+   * @throws java.nio.file.NoSuchFileException if it does not exist
+   * @throws AlreadyClosedException if the cache is closed
+   */
+  public CachedFile open(Path path, boolean insert) throws IOException {
+    ensureOpen();
+    NativeFile file = openFile(path);
+    Object key = file.inode() < 0 ? new Object() : new FileKey(file.device(), file.inode(), file.size());
+    boolean shared = false;
+    try {
+      synchronized (files) {
+        ensureOpen();
+        FileBlocks blocks = files.get(key);
+        if (blocks != null) {
+          blocks.references++;
+          shared = true;
+          return new CachedFile(blocks, insert);
+        }
+        blocks = new FileBlocks(this, file, key);
+        files.put(key, blocks);
+        return new CachedFile(blocks, insert);
+      }
+    } catch (RuntimeException e) {
+      shared = true; // close the descriptor below
+      throw e;
+    } finally {
+      if (shared) {
+        file.close();
+      }
+    }
+  }
+
+  private record FileKey(long device, long inode, long size) {}
+
+  private NativeFile openFile(Path path) throws IOException {
+    if (!directIO) {
+      return NativeFile.open(path);
+    }
+    NativeFile file;
+    try {
+      file = NativeFile.openDirect(path);
+    } catch (NativeIOException e) {
+      if (e.errno() != Errno.EINVAL) {
+        throw e;
+      }
+      logBuffered(path, "the file system refuses O_DIRECT (EINVAL)");
+      return NativeFile.open(path);
+    }
+    int offsetAlign = file.directOffsetAlignment();
+    int memoryAlign = file.directMemoryAlignment();
+    if (offsetAlign > slots.blockSize || memoryAlign > 4096) {
+      file.close();
+      logBuffered(
+          path,
+          "O_DIRECT needs offsets aligned to "
+              + offsetAlign
+              + " and memory to "
+              + memoryAlign
+              + " bytes, more than the cache's blocks give");
+      return NativeFile.open(path);
+    }
+    return file;
+  }
+
+  private static void logBuffered(Path path, String why) {
+    if (BUFFERED_LOGGED.compareAndSet(false, true)) {
+      LOG.log(
+          System.Logger.Level.WARNING,
+          "BlockCache: reading " + path + " with buffered pread into the cache: " + why
+              + " (logged once per JVM; other such files are read the same way)");
+    }
+  }
+
+  /** Called by {@link CachedFile#close()}: the last close of a file frees its blocks. */
+  void release(FileBlocks blocks) throws IOException {
+    synchronized (files) {
+      if (--blocks.references > 0) {
+        return;
+      }
+      files.remove(blocks.key);
+    }
+    try {
+      blocks.file.close(); // waits for reads in flight
+    } finally {
+      if (!closed) {
+        policy.invalidate(blocks);
+      }
+    }
+  }
+
+  /** An {@link AlreadyClosedException} for a read that found the cache or its file closed. */
+  RuntimeException closedException(IllegalStateException e, Path path) {
+    if (e instanceof AlreadyClosedException ace) {
+      return ace;
+    }
+    if (closed) {
+      return new AlreadyClosedException("block cache " + name + " is closed: " + path, e);
+    }
+    if (e instanceof ClosedFileException) {
+      return new AlreadyClosedException("file is closed: " + path, e);
+    }
+    return e;
+  }
+
+  private void ensureOpen() {
+    if (closed) {
+      throw new AlreadyClosedException("block cache " + name + " is closed");
+    }
+  }
+
+  /** True once {@link #close()} has begun. */
+  public boolean isClosed() {
+    return closed;
+  }
+
+  /** The cache's name, as in its JFR events. */
+  public String name() {
+    return name;
+  }
+
+  /** The most bytes of block data this cache holds. */
+  public long budgetBytes() {
+    return budget;
+  }
+
+  /** Bytes per block. */
+  public int blockSize() {
+    return slots.blockSize;
+  }
+
+  /** The number of blocks the budget holds. */
+  public int blockCount() {
+    return slots.count;
+  }
+
+  /**
+   * Bytes on the Java heap the cache keeps whatever it holds: per block a state word on its own
+   * cache line, its owner, use count and free-list entry. Files add 8 bytes per block of the file
+   * while open.
+   */
+  public long fixedOverheadBytes() {
+    return (long) slots.count * (Slots.stateBytesPerSlot() + ClockPolicy.bytesPerSlot());
+  }
+
+  /** A snapshot of the counters. */
+  public BlockCacheStats stats() {
+    CacheCounters c = counters;
+    return new BlockCacheStats(
+        c.hits.sum(),
+        c.misses.sum(),
+        c.evictions.sum(),
+        c.bytesRead.sum(),
+        c.readAround.sum(),
+        c.prefetchSubmitted.sum(),
+        c.prefetchDeduplicated.sum(),
+        c.prefetchDropped.sum(),
+        prefetcher.inFlight(),
+        c.loadFailures.sum(),
+        (long) policy.residentBlocks() * slots.blockSize,
+        slots.allocatedBytes());
+  }
+
+  /** Files open through this cache now (each counted once however often it is open). */
+  public int openFiles() {
+    synchronized (files) {
+      return files.size();
+    }
+  }
+
+  private static void emitStatistics() {
+    for (BlockCache cache : OPEN) {
+      BlockCacheStatisticsEvent event = new BlockCacheStatisticsEvent();
+      if (!event.isEnabled()) {
+        return;
+      }
+      BlockCacheStats s = cache.stats();
+      event.cache = cache.name;
+      event.budget = cache.budget;
+      event.hits = s.hits();
+      event.misses = s.misses();
+      event.evictions = s.evictions();
+      event.bytesRead = s.bytesRead();
+      event.readAround = s.readAround();
+      event.prefetchSubmitted = s.prefetchSubmitted();
+      event.prefetchDeduplicated = s.prefetchDeduplicated();
+      event.prefetchDropped = s.prefetchDropped();
+      event.prefetchInFlight = s.prefetchInFlight();
+      event.loadFailures = s.loadFailures();
+      event.residentBytes = s.residentBytes();
+      event.commit();
+    }
+  }
+
+  /**
+   * Stops the prefetch threads, closes every file opened through this cache, and frees its
+   * memory once reads into it have returned.
+   */
+  @Override
+  public void close() throws IOException {
+    synchronized (files) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+    }
+    OPEN.remove(this);
+    prefetcher.close();
+    List<FileBlocks> open;
+    synchronized (files) {
+      open = new ArrayList<>(files.values());
+      files.clear();
+    }
+    IOException failure = null;
+    for (FileBlocks blocks : open) {
+      try {
+        blocks.file.close();
+      } catch (IOException e) {
+        if (failure == null) {
+          failure = e;
+        } else {
+          failure.addSuppressed(e);
+        }
+      }
+    }
+    slots.close();
+    if (failure != null) {
+      throw failure;
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "BlockCache(" + name + ", " + budget + " bytes in blocks of " + slots.blockSize + (closed ? ", closed)" : ")");
+  }
+}

@@ -1,0 +1,43 @@
+package dev.pread.cache;
+
+/**
+ * A snapshot of a {@link BlockCache}'s counters since it was created. Counts are of blocks unless
+ * named bytes. Counters are read one after another while the cache runs, so a snapshot is not
+ * atomic: two counters may disagree by the events that happened while it was taken.
+ *
+ * @param hits block reads served from the cache, including reads that waited for a load already
+ *     in flight (another reader's, or a prefetch)
+ * @param misses blocks read from storage because a reader needed them
+ * @param evictions blocks dropped to make room
+ * @param bytesRead bytes read from storage, by readers, read-around and prefetch
+ * @param readAround blocks read for inputs that do not insert (merges, read-once) or, when every
+ *     block was pinned, into a temporary buffer
+ * @param prefetchSubmitted blocks whose loading a prefetch started
+ * @param prefetchDeduplicated blocks a prefetch asked for that were cached or already loading
+ * @param prefetchDropped blocks a prefetch asked for that were not loaded: the in-flight cap was
+ *     reached, no block could be evicted, or the cache was closing
+ * @param prefetchInFlight prefetched blocks being loaded now
+ * @param loadFailures loads that failed (the reader got the error; a prefetch's is dropped)
+ * @param residentBytes bytes of blocks that hold data or are loading
+ * @param allocatedBytes bytes of block memory allocated so far (at most the budget)
+ */
+public record BlockCacheStats(
+    long hits,
+    long misses,
+    long evictions,
+    long bytesRead,
+    long readAround,
+    long prefetchSubmitted,
+    long prefetchDeduplicated,
+    long prefetchDropped,
+    int prefetchInFlight,
+    long loadFailures,
+    long residentBytes,
+    long allocatedBytes) {
+
+  /** Hits divided by hits and misses, or 0 before any read. */
+  public double hitRatio() {
+    long total = hits + misses;
+    return total == 0 ? 0 : (double) hits / total;
+  }
+}

@@ -1,0 +1,37 @@
+package dev.pread.cache;
+
+import jdk.jfr.Category;
+import jdk.jfr.DataAmount;
+import jdk.jfr.Description;
+import jdk.jfr.Label;
+import jdk.jfr.Name;
+import jdk.jfr.StackTrace;
+
+/** JFR: one read from storage into the cache (or around it). Committed when the read ends. */
+@Name("dev.pread.cache.BlockLoad")
+@Label("Block Cache Load")
+@Category({"pread", "Block Cache"})
+@Description("A read of one or more adjacent blocks from storage")
+@StackTrace(false)
+final class BlockLoadEvent extends jdk.jfr.Event {
+  @Label("File")
+  String path;
+
+  @Label("Offset")
+  @DataAmount
+  long offset;
+
+  @Label("Bytes")
+  @DataAmount
+  long bytes;
+
+  @Label("Blocks")
+  int blocks;
+
+  @Label("Kind")
+  @Description("demand, prefetch or read-around")
+  String kind;
+
+  @Label("Failed")
+  boolean failed;
+}

@@ -1,0 +1,348 @@
+package dev.pread.cache;
+
+import dev.pread.nativeio.NativeFile;
+import java.io.EOFException;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * One open file's blocks in a {@link BlockCache}: the file, opened once however many {@link
+ * CachedFile}s read it, and a table from block number to cache slot.
+ *
+ * <p><b>Table.</b> One {@code long} per block of the file: 0 when the block is not cached, else
+ * {@link Slots#entry(int, int) slot and generation}. Entries go from 0 to a slot only under the
+ * policy's lock ({@link ClockPolicy#claimRun}), and back to 0 by a CAS from the exact entry, so a
+ * block has at most one slot and a slot serves at most one block.
+ *
+ * <p><b>Hit:</b> read the entry, pin the slot at that generation, copy, unpin. No lock, no
+ * allocation. A pin that fails because the generation moved on means the slot was reused: the entry
+ * is stale, and is cleared if nobody has yet.
+ *
+ * <p><b>Miss:</b> the reader claims slots for the run of missing blocks its read needs (at most
+ * {@link NativeFile#MAX_VECTOR}), installs them as loading, reads them with one vectored {@code
+ * preadv}, and publishes them. Another reader missing the same block finds it loading and waits for
+ * that read instead of making its own. Prefetch claims the same way on the caller's thread and
+ * reads on the {@link Prefetcher}'s.
+ *
+ * <p>Thread-safe.
+ */
+final class FileBlocks {
+  private static final VarHandle TABLE = MethodHandles.arrayElementVarHandle(long[].class);
+  private static final String DEMAND = "demand", PREFETCH = "prefetch", AROUND = "read-around";
+
+  final BlockCache cache;
+  final NativeFile file;
+  final long size;
+  final int blockCount;
+  final Object key;
+  private final Slots slots;
+  private final ClockPolicy policy;
+  private final CacheCounters counters;
+  private final int blockShift;
+  private final int blockSize;
+  private final long[] table;
+
+  /** Handles open on this file; guarded by the cache's registry. */
+  int references = 1;
+
+  FileBlocks(BlockCache cache, NativeFile file, Object key) {
+    this.cache = cache;
+    this.file = file;
+    this.key = key;
+    this.size = file.size();
+    this.slots = cache.slots;
+    this.policy = cache.policy;
+    this.counters = cache.counters;
+    this.blockSize = slots.blockSize;
+    this.blockShift = Integer.numberOfTrailingZeros(blockSize);
+    long blocks = (size + blockSize - 1) >>> blockShift;
+    if (blocks > Integer.MAX_VALUE - 1) {
+      throw new IllegalArgumentException(file.path() + ": too large for block size " + blockSize);
+    }
+    this.blockCount = (int) blocks;
+    this.table = new long[blockCount];
+  }
+
+  long entry(int block) {
+    return (long) TABLE.getAcquire(table, block);
+  }
+
+  boolean install(int block, long entry) {
+    return TABLE.compareAndSet(table, block, 0L, entry);
+  }
+
+  void clear(int block, long expected) {
+    TABLE.compareAndSet(table, block, expected, 0L);
+  }
+
+  /**
+   * Reads at least {@code min}, at most {@code max} bytes at {@code position}, stopping early only
+   * at end of file.
+   *
+   * @param insert false to read misses around the cache and leave use counts alone
+   */
+  int read(long position, byte[] dst, int offset, int min, int max, boolean insert) throws IOException {
+    if (position > size - min) {
+      throw new EOFException(
+          file.path()
+              + ": read past EOF at offset "
+              + Math.max(position, size)
+              + " ("
+              + (position + min - size)
+              + " more bytes wanted; size at open was "
+              + size
+              + ")");
+    }
+    int n = (int) Math.min(max, size - position);
+    int lastBlock = n == 0 ? 0 : (int) ((position + n - 1) >>> blockShift);
+    int done = 0;
+    while (done < n) {
+      long p = position + done;
+      int block = (int) (p >>> blockShift);
+      int inBlock = (int) (p & (blockSize - 1));
+      int len = Math.min(n - done, blockSize - inBlock);
+      done += copyBlock(block, inBlock, dst, offset + done, len, lastBlock, insert, n - done);
+    }
+    return n;
+  }
+
+  /**
+   * Copies bytes of {@code block} from {@code inBlock} on (or, reading around the cache, of the run
+   * of missing blocks that starts there).
+   *
+   * @return bytes copied: {@code len}, or up to {@code remaining} when reading around
+   */
+  private int copyBlock(
+      int block, int inBlock, byte[] dst, int offset, int len, int lastBlock, boolean insert, int remaining)
+      throws IOException {
+    boolean loadedHere = false;
+    while (true) {
+      long e = entry(block);
+      if (e == 0) {
+        if (!insert) {
+          return readAround(block, inBlock, dst, offset, remaining, lastBlock);
+        }
+        int loaded = load(block, lastBlock);
+        if (loaded < 0) {
+          return readAround(block, inBlock, dst, offset, len, block); // every slot busy
+        }
+        loadedHere |= loaded > 0;
+        continue;
+      }
+      int slot = Slots.slotOf(e);
+      int generation = Slots.generationOf(e);
+      int outcome = slots.tryPin(slot, generation);
+      if (outcome == Slots.PINNED) {
+        try {
+          MemorySegment.copy(
+              slots.chunkOf(slot), ValueLayout.JAVA_BYTE, slots.offsetInChunk(slot) + inBlock, dst, offset, len);
+        } finally {
+          slots.unpin(slot);
+        }
+        if (!loadedHere) {
+          counters.hits.increment();
+          if (insert) {
+            policy.touch(slot);
+          }
+        }
+        return len;
+      } else if (outcome == Slots.BUSY_LOADING) {
+        slots.awaitLoaded(slot, generation);
+      } else {
+        clear(block, e); // the slot was reused: this entry is stale
+      }
+    }
+  }
+
+  /**
+   * Loads the missing run of blocks from {@code first} to at most {@code last}.
+   *
+   * @return blocks loaded, 0 if {@code first} turned out to be present, -1 if no slot was free
+   */
+  private int load(int first, int last) throws IOException {
+    int max = Math.min(last - first + 1, NativeFile.MAX_VECTOR);
+    int[] slotsOut = new int[max];
+    int[] generations = new int[max];
+    int n = policy.claimRun(this, first, max, slotsOut, generations);
+    if (n == 0) {
+      return entry(first) != 0 ? 0 : -1;
+    }
+    counters.misses.add(n);
+    finishLoad(first, n, slotsOut, generations, DEMAND);
+    return n;
+  }
+
+  /**
+   * Reads claimed blocks {@code first .. first + n - 1} into their slots and publishes them, or, on
+   * failure, clears them and frees their slots and rethrows.
+   */
+  void finishLoad(int first, int n, int[] slotsIn, int[] generations, String kind) throws IOException {
+    BlockLoadEvent event = new BlockLoadEvent();
+    event.begin();
+    boolean ok = false;
+    long got = 0;
+    long position = (long) first << blockShift;
+    try {
+      MemorySegment[] segments = new MemorySegment[n];
+      for (int i = 0; i < n; i++) {
+        segments[i] = slots.segment(slotsIn[i]);
+      }
+      got = file.readInto(position, segments, n);
+      counters.bytesRead.add(got);
+      long expected = Math.min(size, (long) (first + n) << blockShift) - position;
+      if (got < expected) {
+        throw new EOFException(
+            file.path()
+                + ": read past EOF at offset "
+                + (position + got)
+                + " (the file is shorter than its size at open, "
+                + size
+                + ")");
+      }
+      for (int i = 0; i < n; i++) {
+        slots.publish(slotsIn[i], generations[i]);
+      }
+      ok = true;
+    } catch (IllegalStateException e) {
+      throw cache.closedException(e, file.path());
+    } finally {
+      if (!ok) {
+        counters.loadFailures.increment();
+        abandon(first, n, slotsIn, generations);
+      }
+      if (event.shouldCommit()) {
+        event.path = file.path().toString();
+        event.offset = position;
+        event.bytes = got;
+        event.blocks = n;
+        event.kind = kind;
+        event.failed = !ok;
+        event.commit();
+      }
+    }
+  }
+
+  /** Gives up claimed blocks: clears their entries (waiters look again) and frees their slots. */
+  private void abandon(int first, int n, int[] slotsIn, int[] generations) {
+    for (int i = 0; i < n; i++) {
+      clear(first + i, Slots.entry(slotsIn[i], generations[i]));
+      policy.release(slotsIn[i], generations[i]);
+    }
+  }
+
+  /**
+   * Reads without inserting: the missing blocks from {@code block} to at most {@code lastBlock}
+   * (stopping at the first cached one) into a temporary aligned buffer, and copies up to {@code
+   * len} bytes from {@code inBlock} on.
+   *
+   * @return bytes copied
+   */
+  private int readAround(int block, int inBlock, byte[] dst, int offset, int len, int lastBlock)
+      throws IOException {
+    int end = block;
+    while (end < lastBlock
+        && end - block + 1 < NativeFile.MAX_VECTOR
+        && ((long) (end - block + 1) << blockShift) < inBlock + (long) len
+        && entry(end + 1) == 0) {
+      end++;
+    }
+    int blocks = end - block + 1;
+    long position = (long) block << blockShift;
+    int copy = (int) Math.min(len, ((long) blocks << blockShift) - inBlock);
+    BlockLoadEvent event = new BlockLoadEvent();
+    event.begin();
+    long got = 0;
+    try (Arena arena = Arena.ofConfined()) {
+      MemorySegment buffer = arena.allocate((long) blocks << blockShift, 4096);
+      got = file.readInto(position, new MemorySegment[] {buffer}, 1);
+      counters.bytesRead.add(got);
+      counters.readAround.add(blocks);
+      if (got < inBlock + (long) copy) {
+        throw new EOFException(
+            file.path()
+                + ": read past EOF at offset "
+                + (position + got)
+                + " (the file is shorter than its size at open, "
+                + size
+                + ")");
+      }
+      MemorySegment.copy(buffer, ValueLayout.JAVA_BYTE, inBlock, dst, offset, copy);
+      return copy;
+    } finally {
+      if (event.shouldCommit()) {
+        event.path = file.path().toString();
+        event.offset = position;
+        event.bytes = got;
+        event.blocks = blocks;
+        event.kind = AROUND;
+        event.commit();
+      }
+    }
+  }
+
+  /** Starts loading the missing blocks of {@code [position, position + length)}; never waits. */
+  void prefetch(long position, long length) {
+    if (length <= 0) {
+      return;
+    }
+    int first = (int) (position >>> blockShift);
+    int last = (int) ((position + length - 1) >>> blockShift);
+    Prefetcher prefetcher = cache.prefetcher;
+    int block = first;
+    while (block <= last) {
+      if (entry(block) != 0) {
+        counters.prefetchDeduplicated.increment();
+        block++;
+        continue;
+      }
+      int want = Math.min(last - block + 1, NativeFile.MAX_VECTOR);
+      if (!prefetcher.reserve(want)) {
+        want = 1; // near the cap: try a single block
+        if (!prefetcher.reserve(1)) {
+          counters.prefetchDropped.add(last - block + 1);
+          return;
+        }
+      }
+      int[] slotsOut = new int[want];
+      int[] generations = new int[want];
+      int n = policy.claimRun(this, block, want, slotsOut, generations);
+      prefetcher.release(want - n);
+      if (n == 0) {
+        if (entry(block) == 0) {
+          counters.prefetchDropped.increment(); // every slot busy
+        } else {
+          counters.prefetchDeduplicated.increment();
+        }
+        block++;
+        continue;
+      }
+      int start = block;
+      Runnable task =
+          () -> {
+            try {
+              if (cache.isClosed()) {
+                abandon(start, n, slotsOut, generations); // closing: do not start reads
+              } else {
+                finishLoad(start, n, slotsOut, generations, PREFETCH);
+              }
+            } catch (IOException | RuntimeException e) {
+              // a hint: a reader that needs these blocks will load them and see the error itself
+            } finally {
+              prefetcher.release(n);
+            }
+          };
+      if (prefetcher.submit(task)) {
+        counters.prefetchSubmitted.add(n);
+      } else {
+        prefetcher.release(n);
+        counters.prefetchDropped.add(n);
+        abandon(start, n, slotsOut, generations);
+      }
+      block += n;
+    }
+  }
+}

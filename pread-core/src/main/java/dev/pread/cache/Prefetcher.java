@@ -1,0 +1,114 @@
+package dev.pread.cache;
+
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ForkJoinWorkerThread;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Runs prefetch loads on a pool of its own, with a cap on the blocks in flight.
+ *
+ * <p>The pool is a {@link ForkJoinPool} in FIFO mode: submitting from a thread outside it pushes
+ * onto a lock-free queue, far cheaper than a shared blocking queue. Its threads spend their time
+ * blocked in {@code preadv}: that is the point, since each one keeps a read in flight at the device.
+ * Threads start on demand and end after a minute idle; all end on {@link #close()}.
+ *
+ * <p>Thread-safe.
+ */
+final class Prefetcher {
+  private final int threads;
+  private final int maxInFlight;
+  private final AtomicInteger inFlight = new AtomicInteger();
+  private volatile ForkJoinPool pool;
+  private volatile boolean closed;
+
+  Prefetcher(int threads, int maxInFlight) {
+    this.threads = threads;
+    this.maxInFlight = maxInFlight;
+  }
+
+  /** Reserves room for {@code blocks} in flight; false (and nothing reserved) at the cap. */
+  boolean reserve(int blocks) {
+    while (true) {
+      int n = inFlight.get();
+      if (closed || n + blocks > maxInFlight) {
+        return false;
+      }
+      if (inFlight.compareAndSet(n, n + blocks)) {
+        return true;
+      }
+    }
+  }
+
+  void release(int blocks) {
+    inFlight.addAndGet(-blocks);
+  }
+
+  int inFlight() {
+    return inFlight.get();
+  }
+
+  /** Runs {@code task} on the pool; false if the pool is closed. Never blocks. */
+  boolean submit(Runnable task) {
+    ForkJoinPool p = pool;
+    if (p == null) {
+      p = startPool();
+      if (p == null) {
+        return false;
+      }
+    }
+    try {
+      p.execute(task);
+      return true;
+    } catch (RejectedExecutionException e) {
+      return false;
+    }
+  }
+
+  private synchronized ForkJoinPool startPool() {
+    if (closed) {
+      return null;
+    }
+    if (pool == null) {
+      pool =
+          new ForkJoinPool(
+              threads,
+              p -> {
+                ForkJoinWorkerThread t = ForkJoinPool.defaultForkJoinWorkerThreadFactory.newThread(p);
+                t.setName("pread-cache-prefetch-" + t.getPoolIndex());
+                t.setDaemon(true);
+                return t;
+              },
+              null,
+              true);
+    }
+    return pool;
+  }
+
+  /** Stops taking tasks, lets queued ones run (they see the cache closed and give up), and waits. */
+  void close() {
+    ForkJoinPool p;
+    synchronized (this) {
+      closed = true;
+      p = pool;
+    }
+    if (p == null) {
+      return;
+    }
+    p.shutdown();
+    boolean interrupted = false;
+    while (true) {
+      try {
+        if (p.awaitTermination(1, TimeUnit.SECONDS)) {
+          break;
+        }
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

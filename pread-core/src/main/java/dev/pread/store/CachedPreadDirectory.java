@@ -1,0 +1,180 @@
+package dev.pread.store;
+
+import dev.pread.cache.BlockCache;
+import dev.pread.cache.BlockCacheStats;
+import dev.pread.cache.CachedFile;
+import dev.pread.nativeio.NativeAccess;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.lucene.store.FSDirectory;
+import org.apache.lucene.store.FSLockFactory;
+import org.apache.lucene.store.IOContext;
+import org.apache.lucene.store.IndexInput;
+import org.apache.lucene.store.LockFactory;
+import org.apache.lucene.store.NIOFSDirectory;
+import org.apache.lucene.store.ReadOnceHint;
+import org.apache.lucene.util.IOUtils;
+import org.apache.lucene.util.Unwrappable;
+
+/**
+ * An {@link FSDirectory} that reads files with {@code O_DIRECT} into a {@link BlockCache} of fixed
+ * size off the Java heap, and serves reads from it.
+ *
+ * <p>Where {@link PreadDirectory} and {@code MMapDirectory} leave caching to the kernel's page
+ * cache, which a container's memory limit shrinks and which evicts by its own rules, this directory
+ * keeps the blocks it reads in memory it sizes: a full cache is read without system calls, and
+ * memory use does not grow with the index. The cache can be shared by several directories ({@link
+ * #CachedPreadDirectory(Path, LockFactory, BlockCache)}); otherwise each directory has its own, of
+ * {@link #DEFAULT_CACHE_BYTES} bytes or the size in the system property {@value
+ * #CACHE_BYTES_PROPERTY}.
+ *
+ * <p><b>Contexts.</b> Inputs opened for merges or with {@link ReadOnceHint} read what is cached
+ * and read the rest around the cache, so a merge does not flush the blocks queries use. Every other
+ * input inserts what it misses.
+ *
+ * <p><b>Inputs</b> keep a heap buffer of up to {@link PreadDirectory#DEFAULT_BUFFER_SIZE} bytes,
+ * refilled from the cache as {@link PreadDirectory}'s are from the file; {@link IndexInput#prefetch}
+ * loads missing blocks on the cache's prefetch threads.
+ *
+ * <p><b>Native access</b> is needed, as for {@link PreadDirectory}; without it inputs are those of
+ * {@link NIOFSDirectory}, after one warning per JVM. {@link #isCached()} tells which.
+ *
+ * <p>Writing, deleting, renaming and syncing are {@link FSDirectory}'s. Thread-safe. Closing the
+ * directory closes the cache it created, not a shared one.
+ */
+public class CachedPreadDirectory extends FSDirectory {
+  /** Size of a directory's own cache when the system property is not set: 64 MiB. */
+  public static final long DEFAULT_CACHE_BYTES = 64L << 20;
+
+  /**
+   * System property with the size in bytes of a directory's own cache (not of a shared one), for
+   * use where the directory is created by class name (Lucene's {@code -Dtests.directory}).
+   */
+  public static final String CACHE_BYTES_PROPERTY = "dev.pread.cache.bytes";
+
+  private static final System.Logger LOG = System.getLogger(CachedPreadDirectory.class.getName());
+  private static final AtomicBoolean FALLBACK_LOGGED = new AtomicBoolean();
+
+  private final BlockCache cache;
+  private final boolean ownsCache;
+  private final NIOFSDirectory fallback;
+  private volatile boolean prefetch = true;
+
+  /** A directory at {@code path} with {@link FSLockFactory#getDefault()} and a cache of its own. */
+  public CachedPreadDirectory(Path path) throws IOException {
+    this(path, FSLockFactory.getDefault());
+  }
+
+  /** A directory at {@code path} with a cache of its own (see the class documentation for its size). */
+  public CachedPreadDirectory(Path path, LockFactory lockFactory) throws IOException {
+    this(path, lockFactory, null, true);
+  }
+
+  /**
+   * A directory at {@code path} reading through {@code cache}, which it does not close.
+   *
+   * @throws org.apache.lucene.store.AlreadyClosedException if the cache is closed
+   */
+  public CachedPreadDirectory(Path path, LockFactory lockFactory, BlockCache cache) throws IOException {
+    this(path, lockFactory, Objects.requireNonNull(cache, "cache"), false);
+  }
+
+  private CachedPreadDirectory(Path path, LockFactory lockFactory, BlockCache shared, boolean own)
+      throws IOException {
+    super(path, lockFactory);
+    Optional<String> reason = NativeAccess.unavailableReason();
+    if (reason.isPresent() && own) {
+      if (FALLBACK_LOGGED.compareAndSet(false, true)) {
+        LOG.log(
+            System.Logger.Level.WARNING,
+            "CachedPreadDirectory: native access is off ({0}); reading through FileChannel like"
+                + " NIOFSDirectory, with no block cache",
+            reason.get());
+      }
+      this.fallback = new NIOFSDirectory(path, lockFactory);
+      this.cache = null;
+      this.ownsCache = false;
+      return;
+    }
+    if (shared != null && shared.isClosed()) {
+      throw new org.apache.lucene.store.AlreadyClosedException("block cache is closed: " + shared);
+    }
+    this.fallback = null;
+    this.ownsCache = own;
+    this.cache = own ? BlockCache.builder(ownCacheBytes()).name("dir:" + path.getFileName()).build() : shared;
+  }
+
+  private static long ownCacheBytes() {
+    String value = System.getProperty(CACHE_BYTES_PROPERTY);
+    if (value == null || value.isBlank()) {
+      return DEFAULT_CACHE_BYTES;
+    }
+    try {
+      long bytes = Long.parseLong(value.trim());
+      if (bytes <= 0) {
+        throw new NumberFormatException();
+      }
+      return bytes;
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(
+          "system property " + CACHE_BYTES_PROPERTY + " must be a positive number of bytes (got \"" + value + "\")");
+    }
+  }
+
+  /** True when inputs read through the block cache; false when they are NIOFSDirectory's. */
+  public boolean isCached() {
+    return cache != null;
+  }
+
+  /** The cache inputs read through, or null on the fallback path. */
+  public BlockCache getCache() {
+    return cache;
+  }
+
+  /** The cache's counters; all zero on the fallback path. */
+  public BlockCacheStats stats() {
+    return cache != null ? cache.stats() : new BlockCacheStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+  }
+
+  /**
+   * Whether inputs opened from now on act on {@link IndexInput#prefetch} (the default) or ignore it.
+   * Inputs already open keep the setting they were opened with.
+   */
+  public void setPrefetch(boolean enabled) {
+    this.prefetch = enabled;
+  }
+
+  /** True when inputs opened from now on act on prefetch. */
+  public boolean isPrefetch() {
+    return prefetch;
+  }
+
+  /** False for merges and read-once inputs, which read misses around the cache. */
+  static boolean inserts(IOContext context) {
+    return context.context() != IOContext.Context.MERGE && !context.hints().contains(ReadOnceHint.INSTANCE);
+  }
+
+  @Override
+  public IndexInput openInput(String name, IOContext context) throws IOException {
+    ensureOpen();
+    ensureCanRead(name);
+    if (fallback != null) {
+      return fallback.openInput(name, context);
+    }
+    Path path = getDirectory().resolve(name);
+    CachedFile file = cache.open(Unwrappable.unwrapAll(path), inserts(context));
+    return new PreadIndexInput(
+        "CachedPreadIndexInput(path=\"" + path + "\")",
+        new BlockCacheSource(file),
+        PreadDirectory.DEFAULT_BUFFER_SIZE,
+        prefetch);
+  }
+
+  @Override
+  public synchronized void close() throws IOException {
+    IOUtils.close(fallback, ownsCache ? cache : null, super::close);
+  }
+}
