@@ -1,0 +1,32 @@
+/**
+ * A block cache of fixed size off the Java heap, filled by {@code O_DIRECT} reads.
+ *
+ * <p>{@link dev.pread.cache.BlockCache} owns the memory and the prefetch threads; {@link
+ * dev.pread.cache.CachedFile} reads one file through it. {@code dev.pread.store.CachedPreadDirectory}
+ * is the Lucene {@code Directory} built on them.
+ *
+ * <h2>Design</h2>
+ *
+ * <ul>
+ *   <li><b>Lookup.</b> Each open file has a table with one entry per block of the file: 0, or a
+ *       slot and the slot's generation. There is no shared hash map: a lookup is one array read.
+ *       A file's table is shared by everything that has the file open.
+ *   <li><b>Pinning and generations.</b> Each slot has one state word: generation, a loading flag and
+ *       a pin count. A reader pins by CAS only if the generation is the one its table entry named
+ *       and the slot is not loading; eviction claims a slot by CAS only from "no pins, not loading",
+ *       moving it to the next generation. A reader with a stale entry therefore fails to pin
+ *       instead of reading recycled bytes, and a pinned block is never reused.
+ *   <li><b>Hits</b> take no lock and allocate nothing: read the entry, pin, copy, unpin, count.
+ *   <li><b>Misses</b> take the eviction lock only to claim slots for the run of missing blocks the
+ *       read needs and mark them loading in the file's table; the read itself (one vectored {@code
+ *       preadv} for the run) happens outside the lock. A second reader of a loading block waits for
+ *       that read rather than making its own.
+ *   <li><b>Eviction</b> is CLOCK with a two-bit use count: blocks read once go first, a hot set
+ *       survives scans of once-read blocks, and merges and read-once inputs do not insert at all.
+ *   <li><b>Prefetch</b> claims slots on the caller's thread (so that a read right after finds them
+ *       loading and waits, instead of reading them twice), then submits one load per run of missing
+ *       blocks to a {@link java.util.concurrent.ForkJoinPool}, under a cap on blocks in flight;
+ *       what exceeds the cap is dropped and counted.
+ * </ul>
+ */
+package dev.pread.cache;
