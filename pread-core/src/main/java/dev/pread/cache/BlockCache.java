@@ -26,7 +26,7 @@ import org.apache.lucene.store.AlreadyClosedException;
  * <p><b>Memory.</b> The cache holds at most {@link #budgetBytes()} of block data, in blocks of
  * {@link #blockSize()} bytes aligned to 4096. Memory is allocated in chunks as blocks are first
  * used, and all of it is freed by {@link #close()}. Besides the data, the cache keeps {@link
- * #fixedOverheadBytes()} on the Java heap (about 86 bytes per block), and each open file a table of
+ * #fixedOverheadBytes()} on the Java heap (81 bytes per block), and each open file a table of
  * 8 bytes per block of the file (for example 1.5 MiB for a 3 GiB index at 16 KiB blocks).
  *
  * <p><b>Reads.</b> {@link #open(Path)} returns a {@link CachedFile}; several files, and several
