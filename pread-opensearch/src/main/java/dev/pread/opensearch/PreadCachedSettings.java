@@ -56,7 +56,7 @@ public final class PreadCachedSettings {
 
   /**
    * Bytes of block data in the node's cache, allocated as it fills and held until the node stops.
-   * At least one block, at most the node's physical memory, and at most 2^27 blocks. The default is
+   * At least one block, below the node's physical memory, and at most 2^27 blocks. The default is
    * {@value #DEFAULT_SIZE_PERCENT}% of the physical memory the JVM sees (a container's limit where
    * one is set) but at most {@link #DEFAULT_SIZE_CAP}: see {@link #defaultSize(long)}.
    */
