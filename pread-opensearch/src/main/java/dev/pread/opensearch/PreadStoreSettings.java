@@ -8,9 +8,11 @@ import org.opensearch.core.common.unit.ByteSizeUnit;
 import org.opensearch.core.common.unit.ByteSizeValue;
 
 /**
- * The settings of store type {@code pread}. Each is an index setting that may also be set in
- * {@code opensearch.yml} as the default for the node's indices. None is dynamic: a directory reads
- * them when a shard opens, so change them on a closed index (they apply when it is opened again).
+ * The index settings of store type {@code pread}; {@link #PREFETCH} applies to {@code pread_cached}
+ * too (whose node settings are {@link PreadCachedSettings}). Each is an index setting that may also
+ * be set in {@code opensearch.yml} as the default for the node's indices. None is dynamic: a
+ * directory reads them when a shard opens, so change them on a closed index (they apply when it is
+ * opened again).
  */
 public final class PreadStoreSettings {
   /** Prefix shared by the settings of store type {@code pread}. */
@@ -45,7 +47,11 @@ public final class PreadStoreSettings {
           Property.IndexScope,
           Property.NodeScope);
 
-  /** Whether {@code IndexInput.prefetch} asks the kernel to read ahead ({@code true}) or does nothing. */
+  /**
+   * Whether {@code IndexInput.prefetch} acts ({@code true}) or does nothing. With {@code pread} it
+   * asks the kernel to read ahead; with {@code pread_cached} it loads missing blocks into the
+   * node's cache on the cache's prefetch threads.
+   */
   public static final Setting<Boolean> PREFETCH =
       new Setting<>(
           PREFIX + "prefetch",
@@ -56,20 +62,14 @@ public final class PreadStoreSettings {
 
   private PreadStoreSettings() {}
 
-  /** The settings of store type {@code pread}, to register with OpenSearch. */
+  /** The index settings of store type {@code pread}, to register with OpenSearch. */
   public static List<Setting<?>> all() {
     return List.of(BUFFER_SIZE, READ_ADVICE, PREFETCH);
   }
 
   /** A byte size within [{@link #MIN_BUFFER_SIZE}, {@link #MAX_BUFFER_SIZE}]. */
   static ByteSizeValue parseBufferSize(String value, String settingKey) {
-    ByteSizeValue size;
-    try {
-      size = ByteSizeValue.parseBytesSizeValue(value, settingKey);
-    } catch (RuntimeException e) {
-      throw new IllegalArgumentException(
-          "invalid value [" + value + "] for setting [" + settingKey + "]: not a byte size (e.g. 4kb, 16kb, 65536b)", e);
-    }
+    ByteSizeValue size = parseByteSize(value, settingKey);
     if (size.getBytes() < MIN_BUFFER_SIZE.getBytes() || size.getBytes() > MAX_BUFFER_SIZE.getBytes()) {
       throw new IllegalArgumentException(
           "invalid value ["
@@ -82,6 +82,16 @@ public final class PreadStoreSettings {
               + MAX_BUFFER_SIZE);
     }
     return size;
+  }
+
+  /** Any byte size OpenSearch understands; the error names the setting and the value. */
+  static ByteSizeValue parseByteSize(String value, String settingKey) {
+    try {
+      return ByteSizeValue.parseBytesSizeValue(value, settingKey);
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException(
+          "invalid value [" + value + "] for setting [" + settingKey + "]: not a byte size (e.g. 4kb, 16kb, 65536b)", e);
+    }
   }
 
   /** {@code true} or {@code false} exactly; OpenSearch's own boolean settings name no setting in their error. */

@@ -21,14 +21,16 @@ import org.opensearch.test.OpenSearchSingleNodeTestCase;
 
 /**
  * The plugin as users install it: the zip unpacked into the node's {@code plugins/} directory and
- * loaded by OpenSearch's plugin class loader. Neither the plugin's classes nor pread-core are on
- * this JVM's class path (the failsafe executions leave them out), so everything below goes through
- * the installed jars, and the directory is inspected by reflection.
+ * loaded by OpenSearch's plugin class loader, serving both store types. Neither the plugin's classes
+ * nor pread-core are on this JVM's class path (the failsafe executions leave them out), so
+ * everything below goes through the installed jars, and the directories are inspected by
+ * reflection.
  *
  * <p>Three failsafe executions run this class ({@code pread.expect.native} says what to expect):
  * with {@code --enable-native-access=ALL-UNNAMED}, which covers the unnamed module of every class
  * loader, the plugin's included, it must read natively; without the flag too, on JDK 24 and 25
- * (see the pom); with {@code -Ddev.pread.nativeio.disable=true} it must fall back and still work.
+ * (see the pom); with {@code -Ddev.pread.nativeio.disable=true} it must fall back and still work
+ * ({@code pread_cached} then has no block cache).
  *
  * <p>Lucene's ExtrasFS is off: it adds stray files to new directories, and OpenSearch would take
  * one in {@code plugins/} for a plugin without a descriptor.
@@ -103,6 +105,46 @@ public class InstalledZipIT extends OpenSearchSingleNodeTestCase {
     client().admin().indices().prepareRefresh(index).get();
     TestDocs.assertSearches(client(), index, null, IntStream.range(100, 1200));
     TestDocs.assertStoredDocuments(client(), index, 100, 1199);
+    assertAcked(client().admin().indices().prepareDelete(index));
+  }
+
+  public void testInstalledPluginServesStoreTypePreadCached() throws Exception {
+    String index = "installed-cached";
+    assertAcked(
+        client().admin().indices().prepareCreate(index)
+            .setSettings(
+                Settings.builder()
+                    .put("index.store.type", "pread_cached")
+                    .put("index.number_of_shards", 1)
+                    .put("index.number_of_replicas", 0)
+                    .put("index.refresh_interval", "-1"))
+            .setMapping(TestDocs.MAPPING));
+    ensureGreen(index);
+
+    IndexShard shard = getInstanceFromNode(IndicesService.class).indexServiceSafe(resolveIndex(index)).getShard(0);
+    Directory inner = FilterDirectory.unwrap(shard.store().directory());
+    Class<?> type = inner.getClass();
+    assertEquals("dev.pread.store.CachedPreadDirectory", type.getName());
+    assertNotSame("loaded by the plugin's class loader", ClassLoader.getSystemClassLoader(), type.getClassLoader());
+    assertEquals("reads through the block cache", expectNative(), type.getMethod("isCached").invoke(inner));
+    Object cache = type.getMethod("getCache").invoke(inner);
+    assertEquals("a cache exists only with native access", expectNative(), cache != null);
+
+    TestDocs.index(client(), index, 0, 600);
+    client().admin().indices().prepareRefresh(index).get();
+    TestDocs.assertSearches(client(), index, null, IntStream.range(0, 600));
+    TestDocs.assertSearches(client(), index, null, IntStream.range(0, 600));
+    TestDocs.assertStoredDocuments(client(), index, 0, 599);
+    // The statistics record (all zero on the fallback) through reflection too.
+    Object stats = type.getMethod("stats").invoke(inner);
+    long hits = (Long) stats.getClass().getMethod("hits").invoke(stats);
+    long misses = (Long) stats.getClass().getMethod("misses").invoke(stats);
+    if (expectNative()) {
+      assertTrue("hits after searches: " + stats, hits > 0);
+      assertTrue("misses of the first search: " + stats, misses > 0);
+    } else {
+      assertEquals(0, hits + misses);
+    }
     assertAcked(client().admin().indices().prepareDelete(index));
   }
 }

@@ -2,6 +2,8 @@ package dev.pread.opensearch;
 
 import static org.opensearch.test.hamcrest.OpenSearchAssertions.assertAcked;
 
+import dev.pread.cache.BlockCache;
+import dev.pread.store.CachedPreadDirectory;
 import dev.pread.store.PreadDirectory;
 import java.util.Collection;
 import java.util.List;
@@ -15,15 +17,19 @@ import org.opensearch.cluster.routing.ShardRoutingState;
 import org.opensearch.common.settings.Settings;
 import org.opensearch.indices.IndicesService;
 import org.opensearch.plugins.Plugin;
+import org.opensearch.plugins.PluginsService;
 import org.opensearch.test.OpenSearchIntegTestCase;
 
 /**
- * Three data nodes with the plugin: an index with {@code index.store.type: pread}, two shards and a
- * replica each, through a shard relocation and the restart of a node holding shards. Every copy's
- * directory must be a PreadDirectory, and every search must return the documents the index must
- * hold, from primaries and replicas alike, before and after each step. {@code
+ * Three data nodes with the plugin: an index with {@code index.store.type: pread} and one with
+ * {@code pread_cached}, two shards and a replica each, through a shard relocation and the restart of
+ * a node holding shards. Every copy's directory must be the store type's, each {@code pread_cached}
+ * copy reading through its node's one block cache, and every search must return the documents the
+ * index must hold, from primaries and replicas alike, before and after each step. {@code
  * index.shard.check_on_startup: true} makes every shard that starts (after creation, relocation or
- * restart) run Lucene's CheckIndex, which reads all its files through PreadDirectory.
+ * restart) run Lucene's CheckIndex, which reads all its files through the plugin's directory. The
+ * restarted node's old cache must be closed (the plugin closes it with the node) and the new node
+ * must build a new one.
  */
 @OpenSearchIntegTestCase.ClusterScope(
     scope = OpenSearchIntegTestCase.Scope.TEST,
@@ -32,6 +38,8 @@ import org.opensearch.test.OpenSearchIntegTestCase;
     supportsDedicatedMasters = false)
 public class PreadClusterIT extends OpenSearchIntegTestCase {
   private static final String INDEX = "library";
+  private static final String CACHED = "library-cached";
+  private static final String[] INDICES = {INDEX, CACHED};
 
   @Override
   protected Collection<Class<? extends Plugin>> nodePlugins() {
@@ -40,67 +48,99 @@ public class PreadClusterIT extends OpenSearchIntegTestCase {
 
   @Override
   protected Settings nodeSettings(int nodeOrdinal) {
-    // A node-level default for the index setting (opensearch.yml): the index below does not set it.
-    return Settings.builder().put(super.nodeSettings(nodeOrdinal)).put("index.store.pread.buffer_size", "8kb").build();
+    return Settings.builder()
+        .put(super.nodeSettings(nodeOrdinal))
+        // A node-level default for the index setting (opensearch.yml): the index below does not set it.
+        .put("index.store.pread.buffer_size", "8kb")
+        // The node's pread_cached cache, small: three nodes share this JVM.
+        .put("node.store.pread_cached.size", "32mb")
+        .put("node.store.pread_cached.block_size", "8kb")
+        .put("node.store.pread_cached.prefetch_threads", 2)
+        .build();
+  }
+
+  private static Settings.Builder indexSettings(String storeType) {
+    return Settings.builder()
+        .put("index.store.type", storeType)
+        .put("index.number_of_shards", 2)
+        .put("index.number_of_replicas", 1)
+        .put("index.refresh_interval", "-1")
+        .put("index.shard.check_on_startup", true);
   }
 
   public void testReplicasRelocationAndNodeRestart() throws Exception {
-    assertAcked(
-        client().admin().indices().prepareCreate(INDEX)
-            .setSettings(
-                Settings.builder()
-                    .put("index.store.type", "pread")
-                    .put("index.number_of_shards", 2)
-                    .put("index.number_of_replicas", 1)
-                    .put("index.refresh_interval", "-1")
-                    .put("index.shard.check_on_startup", true))
-            .setMapping(TestDocs.MAPPING));
-    ensureGreen(INDEX);
+    assertAcked(client().admin().indices().prepareCreate(INDEX).setSettings(indexSettings("pread")).setMapping(TestDocs.MAPPING));
+    assertAcked(client().admin().indices().prepareCreate(CACHED).setSettings(indexSettings("pread_cached")).setMapping(TestDocs.MAPPING));
+    ensureGreen(INDICES);
 
-    TestDocs.index(client(), INDEX, 0, 2000);
-    client().admin().indices().prepareRefresh(INDEX).get();
-    client().admin().indices().prepareFlush(INDEX).get();
+    for (String index : INDICES) {
+      TestDocs.index(client(), index, 0, 2000);
+    }
+    client().admin().indices().prepareRefresh(INDICES).get();
+    client().admin().indices().prepareFlush(INDICES).get();
     assertEquals("two shards, two copies each", 4, assertPreadOnEveryCopy());
+    assertEquals("two shards, two copies each", 4, assertCachedOnEveryCopy());
     assertSearchesEverywhere(IntStream.range(0, 2000));
 
-    // Relocation: keep the index off the node holding shard 0's primary. Its copies move to the
-    // other nodes by peer recovery, which reads the files to send through PreadDirectory.
+    // Relocation: keep both indices off the node holding shard 0's primary of the first. Their
+    // copies move to the other nodes by peer recovery, which reads the files to send through the
+    // plugin's directories.
     ClusterState state = clusterState();
     ShardRouting primary = state.routingTable().index(INDEX).shard(0).primaryShard();
     String leaving = state.nodes().get(primary.currentNodeId()).getName();
     assertAcked(
-        client().admin().indices().prepareUpdateSettings(INDEX)
+        client().admin().indices().prepareUpdateSettings(INDICES)
             .setSettings(Settings.builder().put("index.routing.allocation.exclude._name", leaving)));
-    ensureGreen(INDEX);
+    ensureGreen(INDICES);
     waitForRelocation();
-    Set<String> holders = nodesHoldingCopies();
+    Set<String> holders = nodesHoldingCopies(INDEX);
     assertFalse("no copy left on " + leaving + ": " + holders, holders.contains(leaving));
     assertEquals(2, holders.size());
+    assertEquals("the cached index moved to the same two nodes", holders, nodesHoldingCopies(CACHED));
     assertEquals(4, assertPreadOnEveryCopy());
+    assertEquals(4, assertCachedOnEveryCopy());
     assertSearchesEverywhere(IntStream.range(0, 2000));
 
     // More documents after the move, then restart a node that holds copies: its shards recover
-    // from the files on its disk (checked on startup) plus what changed while it was away.
-    TestDocs.index(client(), INDEX, 2000, 2500);
-    client().admin().indices().prepareRefresh(INDEX).get();
+    // from the files on its disk (checked on startup) plus what changed while it was away. The
+    // node closes its plugin, and so its cache; the new node builds another.
+    for (String index : INDICES) {
+      TestDocs.index(client(), index, 2000, 2500);
+    }
+    client().admin().indices().prepareRefresh(INDICES).get();
     String restarted = holders.iterator().next();
+    BlockCache oldCache = Directories.nodeCache(internalCluster().getInstance(PluginsService.class, restarted));
     internalCluster().restartNode(restarted);
-    ensureGreen(INDEX);
+    ensureGreen(INDICES);
     waitForRelocation();
-    assertTrue("the restarted node holds copies again", nodesHoldingCopies().contains(restarted));
+    if (oldCache != null) {
+      assertTrue("the restarted node closed its cache: " + oldCache, oldCache.isClosed());
+    }
+    assertTrue("the restarted node holds copies again", nodesHoldingCopies(INDEX).contains(restarted));
+    assertTrue("the restarted node holds cached copies again", nodesHoldingCopies(CACHED).contains(restarted));
+    BlockCache newCache = Directories.nodeCache(internalCluster().getInstance(PluginsService.class, restarted));
+    if (newCache != null) {
+      assertNotSame(oldCache, newCache);
+      assertFalse(newCache.isClosed());
+    }
     assertEquals(4, assertPreadOnEveryCopy());
+    assertEquals(4, assertCachedOnEveryCopy());
     assertSearchesEverywhere(IntStream.range(0, 2500));
-    TestDocs.assertStoredDocuments(client(), INDEX, 0, 1999, 2000, 2499);
+    for (String index : INDICES) {
+      TestDocs.assertStoredDocuments(client(), index, 0, 1999, 2000, 2499);
+    }
 
-    // Deletes and a force-merge on every copy, then delete the index.
-    TestDocs.delete(client(), INDEX, 100, 300);
-    assertEquals(0, client().admin().indices().prepareForceMerge(INDEX).setMaxNumSegments(1).get().getFailedShards());
-    client().admin().indices().prepareRefresh(INDEX).get();
+    // Deletes and a force-merge on every copy, then delete the indices.
+    for (String index : INDICES) {
+      TestDocs.delete(client(), index, 100, 300);
+    }
+    assertEquals(0, client().admin().indices().prepareForceMerge(INDICES).setMaxNumSegments(1).get().getFailedShards());
+    client().admin().indices().prepareRefresh(INDICES).get();
     assertSearchesEverywhere(IntStream.concat(IntStream.range(0, 100), IntStream.range(300, 2500)));
-    assertAcked(client().admin().indices().prepareDelete(INDEX));
+    assertAcked(client().admin().indices().prepareDelete(INDICES));
   }
 
-  /** Asserts every started copy on every node reads through a PreadDirectory; returns their number. */
+  /** Asserts every started copy of the pread index reads through a PreadDirectory; returns their number. */
   private int assertPreadOnEveryCopy() {
     int copies = 0;
     for (String node : internalCluster().getNodeNames()) {
@@ -112,22 +152,43 @@ public class PreadClusterIT extends OpenSearchIntegTestCase {
     return copies;
   }
 
+  /**
+   * Asserts every started copy of the pread_cached index reads through its node's cache, built from
+   * the node settings; returns their number.
+   */
+  private int assertCachedOnEveryCopy() {
+    int copies = 0;
+    for (String node : internalCluster().getNodeNames()) {
+      PluginsService plugins = internalCluster().getInstance(PluginsService.class, node);
+      // Built on a node once it opened a pread_cached shard (and kept if they all moved away).
+      BlockCache cache = plugins.filterPlugins(PreadStorePlugin.class).get(0).blockCache().current().orElse(null);
+      if (cache != null) {
+        assertEquals("node.store.pread_cached.size", 32L << 20, cache.budgetBytes());
+        assertEquals("node.store.pread_cached.block_size", 8192, cache.blockSize());
+      }
+      copies += Directories.cachedOnNode(internalCluster().getInstance(IndicesService.class, node), CACHED, cache).size();
+    }
+    return copies;
+  }
+
   /** The same expected hits from any copy, from primaries only and from replicas only. */
   private void assertSearchesEverywhere(IntStream live) {
     int[] numbers = live.toArray();
-    Map<String, List<String>> any = TestDocs.assertSearches(client(), INDEX, null, IntStream.of(numbers));
-    assertEquals(any, TestDocs.assertSearches(client(), INDEX, "_primary", IntStream.of(numbers)));
-    assertEquals(any, TestDocs.assertSearches(client(), INDEX, "_replica", IntStream.of(numbers)));
+    for (String index : INDICES) {
+      Map<String, List<String>> any = TestDocs.assertSearches(client(), index, null, IntStream.of(numbers));
+      assertEquals(any, TestDocs.assertSearches(client(), index, "_primary", IntStream.of(numbers)));
+      assertEquals(any, TestDocs.assertSearches(client(), index, "_replica", IntStream.of(numbers)));
+    }
   }
 
   private static ClusterState clusterState() {
     return client().admin().cluster().prepareState().get().getState();
   }
 
-  private Set<String> nodesHoldingCopies() {
+  private Set<String> nodesHoldingCopies(String index) {
     ClusterState state = clusterState();
     Set<String> names = new TreeSet<>();
-    for (ShardRouting copy : state.routingTable().index(INDEX).shardsWithState(ShardRoutingState.STARTED)) {
+    for (ShardRouting copy : state.routingTable().index(index).shardsWithState(ShardRoutingState.STARTED)) {
       names.add(state.nodes().get(copy.currentNodeId()).getName());
     }
     return names;

@@ -2,6 +2,9 @@ package dev.pread.opensearch;
 
 import static org.opensearch.test.hamcrest.OpenSearchAssertions.assertAcked;
 
+import dev.pread.cache.BlockCache;
+import dev.pread.cache.BlockCacheStats;
+import dev.pread.store.CachedPreadDirectory;
 import dev.pread.store.PreadDirectory;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,12 +23,16 @@ import org.opensearch.index.IndexService;
 import org.opensearch.index.shard.IndexShard;
 import org.opensearch.indices.IndicesService;
 import org.opensearch.plugins.Plugin;
+import org.opensearch.plugins.PluginsService;
 import org.opensearch.test.OpenSearchSingleNodeTestCase;
 
 /**
- * One node with the plugin: an index with {@code index.store.type: pread} through its whole life
- * (bulk index, refresh, search, flush, force-merge, delete documents, delete the index), its settings
- * reaching the directory, and invalid settings refused with clear messages.
+ * One node with the plugin: an index with {@code index.store.type: pread}, and one with {@code
+ * pread_cached}, through its whole life (bulk index, refresh, search, flush, force-merge, delete
+ * documents, delete the index), settings reaching the directory, and invalid settings refused with
+ * clear messages. The {@code pread_cached} indices read through the node's one block cache, built
+ * from the node settings' defaults; its statistics show the searches' hits and the merge reading
+ * around it.
  */
 public class PreadSingleNodeIT extends OpenSearchSingleNodeTestCase {
 
@@ -41,6 +48,15 @@ public class PreadSingleNodeIT extends OpenSearchSingleNodeTestCase {
         .put("index.number_of_replicas", 0)
         // No background refreshes: the test decides when segments appear.
         .put("index.refresh_interval", "-1");
+  }
+
+  private static Settings.Builder cached() {
+    return pread().put("index.store.type", "pread_cached");
+  }
+
+  /** This node's pread_cached cache (null on the fallback). */
+  private BlockCache nodeCache() {
+    return Directories.nodeCache(getInstanceFromNode(PluginsService.class));
   }
 
   private IndexShard shard(String index) {
@@ -77,10 +93,64 @@ public class PreadSingleNodeIT extends OpenSearchSingleNodeTestCase {
     assertEquals(PreadDirectory.DEFAULT_BUFFER_SIZE, directory.getBufferSize());
     assertSame(PreadDirectory.ADVISE_BY_CONTEXT, directory.getReadAdvice());
     assertTrue(directory.isPrefetch());
-    Path location = shard(index).shardPath().resolveIndex();
-    assertEquals(location.toRealPath(), directory.getDirectory().toRealPath());
+    assertEquals(shard(index).shardPath().resolveIndex().toRealPath(), directory.getDirectory().toRealPath());
 
-    // Bulk index, refresh, search: segments written by FSDirectory, read by PreadDirectory.
+    lifecycle(index, () -> assertSame("the shard kept its directory", directory, Directories.of(shard(index))));
+    deleteAndAssertFilesGone(index);
+  }
+
+  public void testCachedIndexLifecycle() throws Exception {
+    String index = "cached-books";
+    assertAcked(client().admin().indices().prepareCreate(index).setSettings(cached()).setMapping(TestDocs.MAPPING));
+    ensureGreen(index);
+
+    // The first pread_cached shard built the node's cache, from the node settings' defaults.
+    BlockCache cache = nodeCache();
+    CachedPreadDirectory directory = Directories.cached(shard(index), cache);
+    assertTrue(directory.isPrefetch());
+    assertEquals(shard(index).shardPath().resolveIndex().toRealPath(), directory.getDirectory().toRealPath());
+    if (cache != null) {
+      assertEquals(PreadCachedSettings.defaultSize(PreadCachedSettings.PhysicalMemory.BYTES).getBytes(), cache.budgetBytes());
+      assertEquals(BlockCache.DEFAULT_BLOCK_SIZE, cache.blockSize());
+    }
+    BlockCacheStats before = directory.stats();
+
+    lifecycle(index, () -> assertSame("the shard kept its directory", directory, Directories.cached(shard(index), cache)));
+
+    if (cache != null) {
+      // Searches read through the cache: what one search read from storage the next finds cached.
+      BlockCacheStats afterLifecycle = cache.stats();
+      logger.info("block cache after the lifecycle: {}", afterLifecycle);
+      assertTrue("misses: " + afterLifecycle, afterLifecycle.misses() > before.misses());
+      assertTrue("hits: " + afterLifecycle, afterLifecycle.hits() > before.hits());
+      assertTrue("the force-merge read around the cache: " + afterLifecycle, afterLifecycle.readAround() > before.readAround());
+      TestDocs.assertSearches(client(), index, null, liveAfterLifecycle());
+      BlockCacheStats again = cache.stats();
+      assertTrue("hits of a repeated search: " + again, again.hits() > afterLifecycle.hits());
+      assertEquals("a repeated search misses nothing: " + again, afterLifecycle.misses(), again.misses());
+    }
+
+    // Delete the index: its files go, and the node's cache lets go of them but stays open.
+    deleteAndAssertFilesGone(index);
+    if (cache != null) {
+      assertBusy(() -> assertEquals("files open through the cache", 0, cache.openFiles()));
+      assertFalse(cache.isClosed());
+      assertSame("the node keeps its one cache", cache, nodeCache());
+    }
+  }
+
+  /** The documents {@link #lifecycle} leaves. */
+  private static IntStream liveAfterLifecycle() {
+    return IntStream.concat(IntStream.range(0, 1000), IntStream.range(1200, 2500));
+  }
+
+  /**
+   * Bulk index, refresh, search, flush, more documents, delete some, force-merge to one segment,
+   * with hits and stored documents checked after each step; {@code sameDirectory} after the merge.
+   * The index stays (the caller deletes it).
+   */
+  private void lifecycle(String index, Runnable sameDirectory) throws Exception {
+    // Bulk index, refresh, search: segments written by FSDirectory, read by the plugin's directory.
     TestDocs.index(client(), index, 0, 1500);
     client().admin().indices().prepareRefresh(index).get();
     TestDocs.assertSearches(client(), index, null, IntStream.range(0, 1500));
@@ -94,18 +164,20 @@ public class PreadSingleNodeIT extends OpenSearchSingleNodeTestCase {
     assertTrue("several segments before the merge", segmentCount(index) > 1);
 
     // Delete documents, then force-merge to one segment: the merge reads every segment through
-    // PreadDirectory (merge context, sequential advice) and drops the deleted documents.
+    // the directory (merge context) and drops the deleted documents.
     TestDocs.delete(client(), index, 1000, 1200);
     client().admin().indices().prepareRefresh(index).get();
-    TestDocs.assertSearches(client(), index, null, IntStream.concat(IntStream.range(0, 1000), IntStream.range(1200, 2500)));
+    TestDocs.assertSearches(client(), index, null, liveAfterLifecycle());
     assertEquals(0, client().admin().indices().prepareForceMerge(index).setMaxNumSegments(1).setFlush(true).get().getFailedShards());
     client().admin().indices().prepareRefresh(index).get();
     assertEquals(1, segmentCount(index));
-    TestDocs.assertSearches(client(), index, null, IntStream.concat(IntStream.range(0, 1000), IntStream.range(1200, 2500)));
+    TestDocs.assertSearches(client(), index, null, liveAfterLifecycle());
     TestDocs.assertStoredDocuments(client(), index, 0, 999, 1200, 2499);
-    assertSame("the shard kept its directory", directory, Directories.of(shard(index)));
+    sameDirectory.run();
+  }
 
-    // Delete the index: its files go.
+  private void deleteAndAssertFilesGone(String index) throws Exception {
+    Path location = shard(index).shardPath().resolveIndex();
     assertTrue(Files.exists(location));
     assertAcked(client().admin().indices().prepareDelete(index));
     assertBusy(() -> assertFalse("index files left at " + location, Files.exists(location)));
@@ -179,12 +251,75 @@ public class PreadSingleNodeIT extends OpenSearchSingleNodeTestCase {
     TestDocs.assertSearches(client(), index, null, IntStream.range(0, 300));
   }
 
+  public void testCachedIndicesShareTheNodesCacheAndReadTheirSettings() throws Exception {
+    assertAcked(client().admin().indices().prepareCreate("cached-prefetch").setSettings(cached()).setMapping(TestDocs.MAPPING));
+    assertAcked(
+        client().admin().indices().prepareCreate("cached-no-prefetch")
+            .setSettings(cached().put("index.store.pread.prefetch", false))
+            .setMapping(TestDocs.MAPPING));
+    ensureGreen("cached-prefetch", "cached-no-prefetch");
+    BlockCache cache = nodeCache();
+    CachedPreadDirectory prefetching = Directories.cached(shard("cached-prefetch"), cache);
+    CachedPreadDirectory notPrefetching = Directories.cached(shard("cached-no-prefetch"), cache);
+    assertTrue(prefetching.isPrefetch());
+    assertFalse(notPrefetching.isPrefetch());
+    for (String index : List.of("cached-prefetch", "cached-no-prefetch")) {
+      TestDocs.index(client(), index, 0, 600);
+      client().admin().indices().prepareFlush(index).get();
+      client().admin().indices().prepareRefresh(index).get();
+    }
+
+    // Searches of the index with prefetch off ask the cache for no prefetch.
+    BlockCacheStats before = notPrefetching.stats();
+    TestDocs.assertSearches(client(), "cached-no-prefetch", null, IntStream.range(0, 600));
+    TestDocs.assertStoredDocuments(client(), "cached-no-prefetch", 1, 599);
+    BlockCacheStats after = notPrefetching.stats();
+    logger.info("block cache, searches with prefetch off: {} -> {}", before, after);
+    assertEquals("prefetch off: " + after, prefetchRequests(before), prefetchRequests(after));
+    // Lucene's searches ask for prefetches (here of blocks already cached: counted as deduplicated).
+    before = after;
+    TestDocs.assertSearches(client(), "cached-prefetch", null, IntStream.range(0, 600));
+    TestDocs.assertStoredDocuments(client(), "cached-prefetch", 1, 599);
+    after = prefetching.stats();
+    logger.info("block cache, searches with prefetch on: {} -> {}", before, after);
+    if (cache != null) {
+      assertTrue("prefetch on: " + after, prefetchRequests(after) > prefetchRequests(before));
+    }
+
+    // Not dynamic: applied when the index opens again, with the same node cache.
+    assertAcked(client().admin().indices().prepareClose("cached-prefetch"));
+    assertAcked(
+        client().admin().indices().prepareUpdateSettings("cached-prefetch")
+            .setSettings(Settings.builder().put("index.store.pread.prefetch", false)));
+    assertAcked(client().admin().indices().prepareOpen("cached-prefetch"));
+    ensureGreen("cached-prefetch");
+    CachedPreadDirectory reopened = Directories.cached(shard("cached-prefetch"), cache);
+    assertNotSame(prefetching, reopened);
+    assertFalse(reopened.isPrefetch());
+    client().admin().indices().prepareRefresh("cached-prefetch").get();
+    TestDocs.assertSearches(client(), "cached-prefetch", null, IntStream.range(0, 600));
+    assertSame("the node keeps its one cache", cache, nodeCache());
+  }
+
+  private static long prefetchRequests(BlockCacheStats stats) {
+    return stats.prefetchSubmitted() + stats.prefetchDeduplicated() + stats.prefetchDropped();
+  }
+
   public void testInvalidSettingsAreRefusedWithClearMessages() {
     assertRefused("index.store.pread.buffer_size", "10b", "must be between 64b and 1mb");
     assertRefused("index.store.pread.buffer_size", "2gb", "must be between 64b and 1mb");
     assertRefused("index.store.pread.buffer_size", "big", "not a byte size");
     assertRefused("index.store.pread.read_advice", "willneed", "must be one of context, normal, random, sequential");
     assertRefused("index.store.pread.prefetch", "yes", "must be true or false");
+    // The cache's settings belong to the node: an index cannot set them.
+    SettingsException nodeOnly =
+        expectThrows(
+            SettingsException.class,
+            () -> client().admin().indices().prepareCreate("node-setting")
+                .setSettings(cached().put("node.store.pread_cached.size", "64mb"))
+                .get());
+    assertTrue(nodeOnly.getMessage(), nodeOnly.getMessage().contains("node.store.pread_cached.size"));
+    assertFalse(client().admin().indices().prepareExists("node-setting").get().isExists());
     // A misspelt setting is refused by OpenSearch itself, since the plugin registers the real ones.
     SettingsException e =
         expectThrows(

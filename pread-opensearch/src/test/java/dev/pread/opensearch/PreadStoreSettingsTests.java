@@ -7,6 +7,7 @@ import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
 import dev.pread.store.PreadDirectory;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -79,18 +80,30 @@ public class PreadStoreSettingsTests {
   }
 
   @Test
-  public void pluginRegistersStoreTypePreadAndItsSettings() {
-    PreadStorePlugin plugin = new PreadStorePlugin();
-    Map<String, ?> factories = plugin.getDirectoryFactories();
-    assertEquals(List.of("pread"), List.copyOf(factories.keySet()));
-    assertTrue(factories.get("pread") instanceof PreadDirectoryFactory);
-    List<Setting<?>> settings = plugin.getSettings();
-    assertEquals(PreadStoreSettings.all(), settings);
-    for (Setting<?> setting : settings) {
-      assertTrue(setting.getKey(), setting.getKey().startsWith(PreadStoreSettings.PREFIX));
-      assertTrue(setting.getKey() + " is an index setting", setting.hasIndexScope());
-      assertTrue(setting.getKey() + " may be a node default", setting.hasNodeScope());
-      assertFalse(setting.getKey() + " is read when a shard opens", setting.isDynamic());
+  public void pluginRegistersBothStoreTypesAndTheirSettings() throws Exception {
+    try (PreadStorePlugin plugin = new PreadStorePlugin(Settings.EMPTY)) {
+      Map<String, ?> factories = plugin.getDirectoryFactories();
+      assertEquals(List.of("pread", "pread_cached"), List.copyOf(factories.keySet()));
+      assertTrue(factories.get("pread") instanceof PreadDirectoryFactory);
+      assertTrue(factories.get("pread_cached") instanceof CachedPreadDirectoryFactory);
+      List<Setting<?>> settings = plugin.getSettings();
+      // Each once: pread_cached shares index.store.pread.prefetch with pread.
+      List<Setting<?>> expected = new ArrayList<>(PreadStoreSettings.all());
+      expected.addAll(PreadCachedSettings.all());
+      assertEquals(expected, settings);
+      for (Setting<?> setting : PreadStoreSettings.all()) {
+        assertTrue(setting.getKey(), setting.getKey().startsWith(PreadStoreSettings.PREFIX));
+        assertTrue(setting.getKey() + " is an index setting", setting.hasIndexScope());
+        assertTrue(setting.getKey() + " may be a node default", setting.hasNodeScope());
+        assertFalse(setting.getKey() + " is read when a shard opens", setting.isDynamic());
+      }
+      for (Setting<?> setting : PreadCachedSettings.all()) {
+        assertTrue(setting.getKey(), setting.getKey().startsWith(PreadCachedSettings.PREFIX));
+        assertFalse(setting.getKey() + " is a node setting only", setting.hasIndexScope());
+        assertTrue(setting.getKey() + " is a node setting", setting.hasNodeScope());
+        assertFalse(setting.getKey() + " is read when the cache is built", setting.isDynamic());
+      }
+      assertTrue("registering builds no cache", plugin.blockCache().current().isEmpty());
     }
   }
 
@@ -98,12 +111,12 @@ public class PreadStoreSettingsTests {
     return PreadStoreSettings.BUFFER_SIZE.get(settings("index.store.pread.buffer_size", value)).getBytes();
   }
 
-  private static Settings settings(String key, String value) {
+  static Settings settings(String key, String value) {
     return Settings.builder().put(key, value).build();
   }
 
   /** The setting refuses {@code value} with a message naming both and containing {@code detail}. */
-  private static String assertError(Setting<?> setting, String value, String detail) {
+  static String assertError(Setting<?> setting, String value, String detail) {
     IllegalArgumentException e =
         assertThrows(IllegalArgumentException.class, () -> setting.get(settings(setting.getKey(), value)));
     String message = e.getMessage();
