@@ -372,6 +372,7 @@ final class BenchCommand implements Callable<Integer> {
     o.pressureOverhead = 192L << 20;
     o.threads = new int[] {1, 2};
     o.directories = directories;
+    o.cacheBlockSize = cacheBlockSize;
     o.warm = warm;
     o.cold = cold;
     o.pressure = pressure;
