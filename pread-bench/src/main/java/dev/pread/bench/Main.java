@@ -8,7 +8,7 @@ import picocli.CommandLine.Command;
     name = "pread",
     mixinStandardHelpOptions = true,
     description = "pread-directory benchmarks",
-    subcommands = {BenchCommand.class, BufferSweepCommand.class, JmhCommand.class, WorkerCommand.class,
+    subcommands = {BenchCommand.class, BufferSweepCommand.class, CacheBlockSizeCommand.class, JmhCommand.class, WorkerCommand.class,
         QueryWorkerCommand.class, CacheWorkerCommand.class})
 public final class Main {
   public static void main(String[] args) {
