@@ -21,7 +21,17 @@ final class BatchPrefetchRun {
   /** Reads per second. */
   static double run(Strategy strategy, int readSize, long fileSize, int batch, boolean prefetch,
       boolean distinct, long millis, long seed) throws Exception {
-    Offsets offsets = new Offsets(readSize, fileSize, distinct, seed);
+    return run(strategy, readSize, fileSize, batch, prefetch, distinct, 0, millis, seed);
+  }
+
+  /**
+   * Reads per second; {@code distinctUnit}: with distinct offsets, the granularity at which no two
+   * reads may meet (at least the read size rounded to pages; a block cache's block size when larger,
+   * so that no read is served by a block an earlier read of the cell loaded).
+   */
+  static double run(Strategy strategy, int readSize, long fileSize, int batch, boolean prefetch,
+      boolean distinct, long distinctUnit, long millis, long seed) throws Exception {
+    Offsets offsets = new Offsets(readSize, distinctUnit, fileSize, distinct, seed);
     long[] pending = new long[batch];
     try (Strategy.Reader reader = strategy.newReader(readSize)) {
       long first = offsets.next();
@@ -58,8 +68,13 @@ final class BatchPrefetchRun {
     private long usedCount;
 
     Offsets(int readSize, long fileSize, boolean distinct, long seed) {
+      this(readSize, 0, fileSize, distinct, seed);
+    }
+
+    /** {@code distinctUnit}: see {@link BatchPrefetchRun#run}; 0 for the read size. */
+    Offsets(int readSize, long distinctUnit, long fileSize, boolean distinct, long seed) {
       this.random = new SplittableRandom(seed);
-      this.unit = distinct ? (readSize + 4095L) / 4096 * 4096 : 4096;
+      this.unit = distinct ? Math.max((readSize + 4095L) / 4096 * 4096, distinctUnit) : 4096;
       this.slots = distinct ? fileSize / unit : (fileSize - readSize) / 4096 + 1;
       if (slots <= 0 || slots > Integer.MAX_VALUE) {
         throw new IllegalArgumentException("file of " + fileSize + " bytes is not usable for " + readSize + "-byte reads");

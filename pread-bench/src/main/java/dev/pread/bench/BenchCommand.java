@@ -17,17 +17,45 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code ./pread bench}: the comparison report. Random reads through every strategy in three
- * regimes (warm; cold: page cache dropped before each cell; pressure: a child JVM in a memory
- * cgroup well below the file size), reference rows (the device's O_DIRECT ceiling and page-cache
- * copy bandwidth), cold prefetch latency and, under pressure, the prefetch-distance sweep. Writes
- * results.json, report.md and PNG charts to {@code bench-results/<timestamp>/}.
+ * {@code ./pread bench}: the comparison report. The Lucene-level comparison ({@link LuceneBench});
+ * random reads through every strategy in three regimes (warm; cold: page cache dropped before each
+ * cell; pressure: a child JVM in a memory cgroup well below the file size), reference rows (the
+ * device's O_DIRECT ceiling and page-cache copy bandwidth), cold prefetch latency and, under
+ * pressure, the prefetch-distance sweep; and the block-cache sections of dir-cached: all cached
+ * against mmap ({@link WarmReads}), Zipf-skewed reads under pressure ({@link CachePressureBench}),
+ * cold batched prefetch. Writes results.json, report.md and PNG charts to {@code
+ * bench-results/<timestamp>/}.
  */
 @Command(
     name = "bench",
     mixinStandardHelpOptions = true,
     description = "Compare Directories on a Lucene index and query mix, and read strategies, warm, cold and under a"
-        + " memory limit; write a report.")
+        + " memory limit; write a report.",
+    footer = {
+      "%nSections (--sections):",
+      "  lucene  a seeded query mix on one index through each Directory",
+      "          (--directories), warm, cold and under a memory limit; one JVM",
+      "          per Directory and regime.",
+      "  raw     read strategies: warm random reads (in the default run); with",
+      "          --sections raw or --full also cold, pressure, reference rows,",
+      "          prefetch latency, distance and batches, and the cache sections.",
+      "  cache   only the block-cache sections of raw, for dir-cached:",
+      "          - warm, all cached: random readLong and 16 KiB readBytes, its",
+      "            cache holding the file, against dir-mmap and dir-pread;",
+      "          - pressure, Zipf: Zipf-skewed 16 KiB reads (--zipf-exponent) in",
+      "            a memory cgroup below the file, its cache half the limit,",
+      "            against dir-pread and dir-mmap-random; one worker JVM per",
+      "            strategy and round; peak memory against the limit is",
+      "            reported, and an OOM kill fails the run;",
+      "          - cold, batched: prefetch B distinct blocks, then read them,",
+      "            after dropping the page cache; a fresh cache per cell",
+      "            (--cache-cold-budget).",
+      "dir-cached is CachedPreadDirectory: O_DIRECT into a block cache of its",
+      "own (--cache-block-size). Warm, its cache holds the file or index; under",
+      "pressure it gets half the cgroup limit (raw), or half the page-cache",
+      "budget the other Directories get (Lucene).",
+      "Block-size sweep: ./pread cli cache-block-sizes --help"
+    })
 final class BenchCommand implements Callable<Integer> {
   @Option(names = "--full", description = "Run the whole matrix (3 GiB index, 30 s cold, 4 GiB file, 1/2/4/8 threads, every prefetch distance and batch size, 8 KiB batches, more rounds).")
   boolean full;
@@ -47,7 +75,7 @@ final class BenchCommand implements Callable<Integer> {
   @Option(names = "--threads", split = ",", description = "Warm thread counts (default: 1,2; 1,2,4,8 with --full).")
   List<Integer> threads;
 
-  @Option(names = "--strategies", split = ",", description = "Strategies (default: ${DEFAULT-VALUE}; also filechannel-heap, mmap, ffi-pread-odirect).")
+  @Option(names = "--strategies", split = ",", description = "Strategies (default: ${DEFAULT-VALUE}; also filechannel-heap, mmap, ffi-pread-odirect, dir-cached).")
   List<String> strategies = ReadStrategies.CLI_DEFAULT;
 
   @Option(names = "--rounds", description = "Warm rounds (default: 5; 15 with --full).")
@@ -74,18 +102,32 @@ final class BenchCommand implements Callable<Integer> {
   @Option(names = "--buffer-size", description = "PreadDirectory buffer size (default: ${DEFAULT-VALUE}).")
   int bufferSize = PreadDirectory.DEFAULT_BUFFER_SIZE;
 
+  @Option(names = "--cache-block-size", description = "dir-cached's block size (default: 16k, BlockCache's default).")
+  String cacheBlockSizeOption;
+
+  @Option(names = "--cache-cold-budget", description = "dir-cached's cache in the cold batched-prefetch cells,"
+      + " fresh per cell (default: ${DEFAULT-VALUE}). Warm it holds the file or index; under pressure it is half"
+      + " the cgroup limit (raw) or half the page-cache budget (Lucene).")
+  String cacheColdBudget = "256m";
+
+  @Option(names = "--zipf-exponent", description = "Skew of the pressure Zipf reads: block of rank k read with"
+      + " probability proportional to 1/k^s (default: ${DEFAULT-VALUE}).")
+  double zipfExponent = ZipfBlocks.DEFAULT_EXPONENT;
+
   @Option(names = "--out", description = "Results folder (default: ${DEFAULT-VALUE}).")
   Path out = Path.of("bench-results");
 
-  @Option(names = "--sections", split = ",", description = "Any of lucene (index and queries), raw (read strategies)."
-      + " Default: lucene, and of raw only the warm regime (all of raw with --full).")
+  @Option(names = "--sections", split = ",", description = "Any of lucene (index and queries), raw (read strategies,"
+      + " block-cache sections included), cache (only the block-cache sections: all cached against mmap, Zipf reads"
+      + " under pressure, cold batched prefetch). Default: lucene, and of raw only the warm regime without the"
+      + " block-cache sections (all of raw with --full).")
   List<String> sections;
 
   @Option(names = "--index-size", description = "Target size of the Lucene-level index (default: 128m; 3g with --full).")
   String indexSize;
 
   @Option(names = "--directories", split = ",", description = "Directories of the Lucene-level comparison"
-      + " (default: dir-pread, dir-mmap, dir-mmap-random, dir-niofs; also dir-pread-readahead).")
+      + " (default: dir-pread, dir-mmap, dir-mmap-random, dir-niofs, dir-cached; also dir-pread-readahead).")
   List<String> directories = LuceneBench.DIRECTORIES;
 
   @Option(names = "--mix-size", description = "Queries in the Lucene-level mix (default: 1000; 10000 with --full).")
@@ -102,6 +144,9 @@ final class BenchCommand implements Callable<Integer> {
 
   private static final int IO_READ_SIZE = 16384;
 
+  /** dir-cached's block size, from --cache-block-size. */
+  private int cacheBlockSize;
+
   @Override
   public Integer call() throws Exception {
     long size = Format.parseBytes(fileSize != null ? fileSize : full ? "4g" : "1g");
@@ -110,7 +155,7 @@ final class BenchCommand implements Callable<Integer> {
     int ioR = ioRounds != null ? ioRounds : full ? 5 : 2;
     int[] distances = full ? new int[] {0, 1, 2, 4, 8, 16, 32, 64} : new int[] {0, 1, 4, 16, 64};
     int[] batches = full ? new int[] {1, 2, 4, 8, 16, 32, 64} : new int[] {1, 4, 16, 64};
-    int batchRounds = full ? ioR : 2;
+    int batchRounds = full ? ioR : Math.min(2, ioR);
     int[] batchSizes = full ? new int[] {8192, IO_READ_SIZE} : new int[] {IO_READ_SIZE};
     List<String> batchStrategies = List.of("dir-pread", "dir-mmap-random", "dir-niofs");
     long[] delays = full ? new long[] {0, 50, 100, 200, 500} : new long[] {0, 200};
@@ -125,14 +170,18 @@ final class BenchCommand implements Callable<Integer> {
     boolean lucene = chosen.contains("lucene");
     // The default run keeps within 5 minutes on 2 cores: raw reads warm only, unless asked for.
     boolean rawAll = full || sections != null;
+    // The block-cache sections: part of raw when all of raw runs, or alone with --sections cache.
+    boolean cacheSections = (raw && rawAll) || chosen.contains("cache");
     for (String x : chosen) {
-      if (!x.equals("raw") && !x.equals("lucene")) {
+      if (!x.equals("raw") && !x.equals("lucene") && !x.equals("cache")) {
         throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
-            "unknown section '" + x + "'; known: raw, lucene");
+            "unknown section '" + x + "'; known: lucene, raw, cache");
       }
     }
+    cacheBlockSize = (int) Format.parseBytes(cacheBlockSizeOption != null ? cacheBlockSizeOption
+        : Integer.toString(dev.pread.cache.BlockCache.DEFAULT_BLOCK_SIZE));
     Path file = dataFile(size);
-    if (raw) {
+    if (raw || cacheSections) {
       DataFile.ensure(file, size);
     }
 
@@ -164,14 +213,28 @@ final class BenchCommand implements Callable<Integer> {
     long batchCells = (long) batchRounds * batchSizes.length * batches.length * batchStrategies.size();
     LuceneBench.Options lo = luceneOptions(warm, cold, pressure);
     if (raw && !rawAll && (cold || pressure)) {
-      r.skipped.add("raw read strategies cold and under pressure, batched prefetch, prefetch distance and latency:"
-          + " not in the default run (5 minutes); ./pread bench --sections raw, or --full");
+      r.skipped.add("raw read strategies cold and under pressure, batched prefetch, prefetch distance and latency,"
+          + " and the block-cache sections: not in the default run (5 minutes); ./pread bench --sections raw"
+          + " (--sections cache for the block-cache sections alone), or --full");
     }
     boolean rawCold = raw && cold && rawAll;
     boolean rawPressure = raw && pressure && rawAll;
+    boolean cacheWarm = cacheSections && warm;
+    boolean cacheCold = cacheSections && cold;
+    boolean cachePressure = cacheSections && pressure;
+    if (cacheCold && !rawCold) {
+      batchStrategies = List.of("dir-cached", "dir-pread");
+    } else if (cacheCold) {
+      batchStrategies = List.of("dir-pread", "dir-mmap-random", "dir-niofs", "dir-cached");
+    }
+    long coldBatchCells = (long) batchRounds * batchSizes.length * batches.length * batchStrategies.size();
+    CachePressureBench.Options zipf = zipfOptions(ioR);
     long steps = (lucene ? LuceneBench.steps(lo) : 0) + (!raw ? 0 : (warm ? (long) warmRounds * sizes.length * warmThreads.size() * strategies.size() + 3 + 5 * 4 : 0)
-        + (rawCold ? (long) ioR * coldStrategies.size() + 4L * delays.length + batchCells : 0)
-        + (rawPressure ? (long) ioR * pressureStrategies.size() * 2 + distances.length + batchCells : 0));
+        + (rawCold ? (long) ioR * coldStrategies.size() + 4L * delays.length : 0)
+        + (rawPressure ? (long) ioR * pressureStrategies.size() * 2 + distances.length + batchCells : 0))
+        + (rawCold || cacheCold ? coldBatchCells : 0)
+        + (cacheWarm ? WarmReads.steps(CACHED_WARM_STRATEGIES, CACHED_WARM_SIZES, warmThreads, warmRounds) : 0)
+        + (cachePressure ? CachePressureBench.steps(zipf, 3) : 0);
     try (ProgressBar pb = new ProgressBarBuilder().setTaskName("bench").setInitialMax(steps)
         .setStyle(ProgressBarStyle.ASCII).continuousUpdate().setUpdateIntervalMillis(250).build()) {
       if (lucene) {
@@ -185,21 +248,36 @@ final class BenchCommand implements Callable<Integer> {
         runReference(r, file, size, pb);
         pb.setExtraMessage("warm: cost of prefetching cached data");
         DataFile.warm(file);
-        Results.runBatches(r, "warm", file, size, bufferSize, List.of("dir-pread", "dir-mmap-random"),
+        Results.runBatches(r, "warm", name -> ReadStrategies.open(name, file, bufferSize), size,
+            List.of("dir-pread", "dir-mmap-random"),
             new int[] {IO_READ_SIZE}, new int[] {16}, new boolean[] {false, true}, false, 5, 250, () -> {}, pb::step);
+      }
+      if (cacheWarm) {
+        runCachedWarm(r, file, size, warmThreads, warmRounds, pb);
       }
       if (rawCold) {
         runCold(r, file, size, coldStrategies, ioR, pb);
         runLatency(r, file, size, delays, pb);
+      }
+      if (rawCold || cacheCold) {
         // Distinct blocks of the larger data file, so that no read hits a page the run brought in.
         long bsize = Math.max(size, Format.parseBytes(pressureFileSize));
         Path bfile = dataFile(bsize);
         DataFile.ensure(bfile, bsize);
+        CacheSettings coldCache = new CacheSettings(Format.parseBytes(cacheColdBudget), cacheBlockSize);
+        // 1 s, or less when --io-seconds asks for shorter cells (a small file has few distinct blocks).
+        long coldBatchMillis = (long) Math.min(1000, ioSeconds * 1000);
         r.regimes.put("cold, batched", String.format(Locale.ROOT, "the page cache is dropped before every cell by"
-            + " %s; the %s file; 1 s per cell; every read is of a distinct block aligned to its size, so no read"
-            + " is served by a page the cell brought in", CacheControl.method(), Format.bytes(bsize)));
-        Results.runBatches(r, "cold", bfile, bsize, bufferSize, batchStrategies, batchSizes, batches,
-            new boolean[] {true}, true, batchRounds, 1000, () -> CacheControl.evict(bfile), () -> {
+            + " %s; the %s file; %.1f s per cell; every read is of a distinct block aligned to its size, so no read"
+            + " is served by a page the cell brought in; each cell opens its strategy afresh (dir-cached: a new,"
+            + " empty cache, %s; O_DIRECT, so it never reads the page cache)", CacheControl.method(),
+            Format.bytes(bsize), coldBatchMillis / 1000.0, coldCache.describe()));
+        List<String> bs = batchStrategies;
+        // With dir-cached, reads are distinct at its block size too: no read may hit a block the cell loaded.
+        long unit = bs.contains("dir-cached") ? cacheBlockSize : 0;
+        Results.runBatches(r, "cold", name -> ReadStrategies.open(name, bfile, bufferSize, coldCache), bsize, bs,
+            batchSizes, batches, new boolean[] {true}, true, unit, batchRounds, coldBatchMillis,
+            () -> CacheControl.evict(bfile), () -> {
               pb.setExtraMessage("cold batched prefetch");
               pb.step();
             });
@@ -212,6 +290,20 @@ final class BenchCommand implements Callable<Integer> {
         r.pressureFileSize = psize;
         runPressure(r, pfile, psize, pressureStrategies, ioR, distances, batchSizes, pb);
       }
+      if (cachePressure) {
+        long psize = Format.parseBytes(pressureFileSize);
+        Path pfile = dataFile(psize);
+        pb.setExtraMessage("pressure, Zipf: data file " + pfile.getFileName());
+        DataFile.ensure(pfile, psize);
+        r.pressureFileSize = psize;
+        zipf.file = pfile;
+        zipf.fileSize = psize;
+        r.baselines.put(zipf.regime, "dir-pread");
+        CachePressureBench.run(r, zipf, List.of(
+            new CachePressureBench.Candidate("dir-cached", "dir-cached", CacheSettings.halfOf(zipf.limit, cacheBlockSize)),
+            new CachePressureBench.Candidate("dir-pread", "dir-pread", null),
+            new CachePressureBench.Candidate("dir-mmap-random", "dir-mmap-random", null)), progress(pb));
+      }
     }
     Path folder = out.resolve(LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
     Path report = Report.write(r, folder);
@@ -220,6 +312,41 @@ final class BenchCommand implements Callable<Integer> {
     System.out.println("Report: " + report.toAbsolutePath());
     System.out.println("Raw results and charts: " + folder.toAbsolutePath());
     return 0;
+  }
+
+  /** The all-cached comparison: dir-cached against mmap (and PreadDirectory), random readLong and 16 KiB. */
+  static final List<String> CACHED_WARM_STRATEGIES = List.of("dir-cached", "dir-mmap", "dir-pread");
+
+  static final int[] CACHED_WARM_SIZES = {Long.BYTES, IO_READ_SIZE};
+
+  private void runCachedWarm(Results r, Path file, long size, List<Integer> warmThreads, int warmRounds,
+      ProgressBar pb) throws Exception {
+    CacheSettings all = CacheSettings.holding(size, cacheBlockSize);
+    r.baselines.put(CACHED_WARM, "dir-mmap");
+    r.regimes.put(CACHED_WARM, String.format(Locale.ROOT, "dir-cached's block cache holds the whole %s file (%s) and"
+        + " is filled through the input, every byte checked, at the start of every round, as the page cache is for"
+        + " dir-mmap and dir-pread; readLong is seek + IndexInput.readLong at a random page-aligned offset, 16 KiB"
+        + " is seek + readBytes; %d rounds of %.2f s per cell after a 0.1 s warm-up; ratios against dir-mmap",
+        Format.bytes(size), all.describe(), warmRounds, seconds));
+    WarmReads.run(r, CACHED_WARM, file, size, CACHED_WARM_STRATEGIES, CACHED_WARM_SIZES, warmThreads, warmRounds,
+        seconds, name -> ReadStrategies.open(name, file, bufferSize, all), progress(pb));
+  }
+
+  /** The regime name of the all-cached comparison. */
+  static final String CACHED_WARM = "warm, all cached";
+
+  private CachePressureBench.Options zipfOptions(int rounds) {
+    CachePressureBench.Options o = new CachePressureBench.Options();
+    o.limit = Format.parseBytes(pressureLimit);
+    o.heap = pressureHeap;
+    o.bufferSize = bufferSize;
+    o.warmupCapSeconds = full ? 6 : 3;
+    o.seconds = ioSeconds;
+    o.rounds = rounds;
+    o.threads = full ? new int[] {1, 2} : new int[] {1};
+    o.readSize = IO_READ_SIZE;
+    o.exponent = zipfExponent;
+    return o;
   }
 
   private LuceneBench.Options luceneOptions(boolean warm, boolean cold, boolean pressure) {
@@ -245,6 +372,7 @@ final class BenchCommand implements Callable<Integer> {
     o.pressureOverhead = 192L << 20;
     o.threads = new int[] {1, 2};
     o.directories = directories;
+    o.cacheBlockSize = cacheBlockSize;
     o.warm = warm;
     o.cold = cold;
     o.pressure = pressure;
@@ -262,37 +390,17 @@ final class BenchCommand implements Callable<Integer> {
             + " minute after which this VM's DAMON reclaimer evicts untouched page cache); %d rounds of %.2f s"
             + " per cell after a %.2f s warm-up; page-aligned random offsets; each thread reads its own clone"
             + " or native buffer; inputs stay open across rounds", warmRounds, seconds, 0.1));
-    for (int rs : sizes) {
-      for (int t : warmThreads) {
-        for (String s : strategies) {
-          r.cells.add(new Results.Cell("warm", s, rs, t, warmRounds));
-        }
-      }
-    }
-    List<Strategy> opened = new ArrayList<>();
-    try {
-      for (String s : strategies) {
-        opened.add(ReadStrategies.open(s, file, bufferSize));
-      }
-      for (int round = 0; round < warmRounds; round++) {
-        DataFile.warm(file);
-        for (int rs : sizes) {
-          for (int t : warmThreads) {
-            for (int k = 0; k < opened.size(); k++) {
-              Strategy s = opened.get((k + round) % opened.size());
-              pb.setExtraMessage(String.format(Locale.ROOT, "warm %s %s x%d", s.name(), Format.bytes(rs), t));
-              r.cell("warm", s.name(), rs, t).rounds[round] =
-                  RandomReadRun.run(s, t, rs, size, 100, (long) (seconds * 1000), round * 1_000_003L + rs + t);
-              pb.step();
-            }
-          }
-        }
-      }
-    } finally {
-      for (Strategy s : opened) {
-        s.close();
-      }
-    }
+    WarmReads.run(r, "warm", file, size, strategies, sizes, warmThreads, warmRounds, seconds,
+        name -> ReadStrategies.open(name, file, bufferSize, CacheSettings.holding(size, cacheBlockSize)),
+        progress(pb));
+  }
+
+  /** A progress callback: shows {@code message} and steps the bar. */
+  private static java.util.function.Consumer<String> progress(ProgressBar pb) {
+    return message -> {
+      pb.setExtraMessage(message);
+      pb.step();
+    };
   }
 
   private void runReference(Results r, Path file, long size, ProgressBar pb) throws Exception {
@@ -335,8 +443,10 @@ final class BenchCommand implements Callable<Integer> {
         Results.Cell cell = r.cell("cold", name, IO_READ_SIZE, 1);
         CacheControl.evict(file);
         ProcStats before = ProcStats.now();
-        try (Strategy s = ReadStrategies.open(name, file, bufferSize)) {
+        try (Strategy s = ReadStrategies.open(name, file, bufferSize, CacheSettings.holding(size, cacheBlockSize))) {
+          CacheUse.Probe probe = CacheUse.probe(s.cache().orElse(null));
           cell.rounds[round] = RandomReadRun.run(s, 1, IO_READ_SIZE, size, 0, (long) (ioSeconds * 1000), round * 31L + k);
+          cell.cache = CacheUse.add(cell.cache, probe.done());
         }
         ProcStats d = ProcStats.now().minus(before);
         cell.majorFaults = Math.max(0, cell.majorFaults) + d.majorFaults();
@@ -377,6 +487,7 @@ final class BenchCommand implements Callable<Integer> {
     spec.batches = full ? new int[] {1, 2, 4, 8, 16, 32, 64} : new int[] {1, 4, 16, 64};
     spec.batchRounds = full ? ioR : 2;
     spec.batchSeconds = 1.0;
+    spec.cacheBlockSize = cacheBlockSize;
     long hits;
     long peak;
     String where;

@@ -25,7 +25,7 @@ import org.apache.lucene.store.ReadAdvice;
  * MMapDirectory; any difference fails the run.
  */
 final class LuceneBench {
-  static final List<String> DIRECTORIES = List.of("dir-pread", "dir-mmap", "dir-mmap-random", "dir-niofs");
+  static final List<String> DIRECTORIES = List.of("dir-pread", "dir-mmap", "dir-mmap-random", "dir-niofs", "dir-cached");
 
   /** What the CLI asks for. */
   static final class Options {
@@ -43,6 +43,7 @@ final class LuceneBench {
     long pressureOverhead;
     int[] threads;
     List<String> directories = DIRECTORIES;
+    int cacheBlockSize = dev.pread.cache.BlockCache.DEFAULT_BLOCK_SIZE;
     boolean warm;
     boolean cold;
     boolean pressure;
@@ -50,9 +51,20 @@ final class LuceneBench {
 
   private LuceneBench() {}
 
-  /** Opens the Directory called {@code name} over {@code folder}. */
+  /** Opens the Directory called {@code name} over {@code folder} (not dir-cached, which needs its cache). */
   static Directory open(String name, Path folder) throws IOException {
+    return open(name, folder, null);
+  }
+
+  /** Opens the Directory called {@code name} over {@code folder}; {@code cache} is dir-cached's. */
+  static Directory open(String name, Path folder, CacheSettings cache) throws IOException {
     return switch (name) {
+      case "dir-cached" -> {
+        if (cache == null) {
+          throw new IllegalArgumentException("dir-cached needs its cache budget and block size");
+        }
+        yield CachedDirectories.open(folder, cache);
+      }
       case "dir-pread" -> {
         PreadDirectory d = new PreadDirectory(folder, NoLockFactory.INSTANCE);
         if (!d.isNativePread()) {
@@ -111,7 +123,8 @@ final class LuceneBench {
     List<String> regimes = new ArrayList<>();
     if (o.warm) {
       regimes.add("warm");
-      r.regimes.put("lucene warm", String.format(Locale.ROOT, "every index file is read right before each cell;"
+      r.regimes.put("lucene warm", String.format(Locale.ROOT, "every index file is read right before each cell"
+          + " (dir-cached: through the Directory into its block cache, which holds the whole index);"
           + " 0.5 s of queries as warm-up, then %.1f s measured; %d round(s), Directories rotated", o.warmSeconds,
           o.warmRounds));
     }
@@ -151,13 +164,18 @@ final class LuceneBench {
           spec.mixSize = mix.size();
           spec.mixFingerprint = mix.fingerprint();
           spec.reference = reference;
+          CacheSettings cache = cacheFor(regime, indexBytes, budget, o.cacheBlockSize);
+          spec.cacheBudget = cache.budgetBytes();
+          spec.cacheBlockSize = cache.blockSize();
           Results w;
+          MemoryCheck group = null;
           if (regime.equals("pressure")) {
             long limit = Format.parseBytes(o.pressureHeap) + o.pressureOverhead + budget; // tightened by the worker
             try (MemoryCgroup cg = MemoryCgroup.create("pread-bench-q-" + ProcessHandle.current().pid(), limit)) {
               where = cg.describe().replaceFirst(", limit .*", "");
               w = WorkerProcess.run("query-worker", spec, o.pressureHeap, cg, LuceneBench::isProgress, step);
               hits += Math.max(0, cg.limitHits());
+              group = cg.check();
             }
           } else {
             w = WorkerProcess.run("query-worker", spec, "1g", null, LuceneBench::isProgress, step);
@@ -175,6 +193,13 @@ final class LuceneBench {
             mine.majorFaults = Math.max(0, mine.majorFaults) + Math.max(0, c.majorFaults);
             mine.storageReadBytes = Math.max(0, mine.storageReadBytes) + Math.max(0, c.storageReadBytes);
             mine.pageCacheBytes = c.pageCacheBytes;
+            mine.cache = CacheUse.add(mine.cache, c.cache);
+            if (group != null && c.memory != null) {
+              MemoryCheck m = c.memory.withGroup(group);
+              m.limitBytes = w.lucene != null && w.lucene.pressureLimit > 0 ? w.lucene.pressureLimit : m.limitBytes;
+              mine.memory = MemoryCheck.worse(mine.memory, m);
+              mine.memory.requireNoOom("lucene pressure " + name);
+            }
             Results.QueryCell target = mine;
             c.meanMicrosByKind.forEach((kind, v) -> target.meanMicrosByKind.merge(kind, v / rounds, Double::sum));
             if (c.pageCacheBytes >= 0) {
@@ -195,11 +220,26 @@ final class LuceneBench {
           + " set the limit to what it held besides page cache (%s in the last worker) plus a page-cache budget of a"
           + " quarter of the %s index (%s); the groups hit their limits %d times; page cache charged at the end"
           + " of the cells: %s to %s. Then the index is evicted, the Directory reopens, queries run untimed until"
-          + " the budget's worth was read from storage (cap %.0f s), and %.1f s are measured per thread count",
+          + " the budget's worth was read from storage (cap %.0f s), and %.1f s are measured per thread count."
+          + " dir-cached reads with O_DIRECT into a block cache of half the page-cache budget (%s, %s blocks)"
+          + " inside the same limit: the issue's rule, cache budget half the memory available for data",
           o.pressureHeap, where, o.jitWarmupSeconds, Format.size(r.lucene.pressureOtherBytes), Format.size(indexBytes),
           Format.size(budget), hits, minCache == Long.MAX_VALUE ? "?" : Format.size(minCache),
-          minCache == Long.MAX_VALUE ? "?" : Format.size(maxCache), o.pressureWarmupCapSeconds, o.pressureSeconds));
+          minCache == Long.MAX_VALUE ? "?" : Format.size(maxCache), o.pressureWarmupCapSeconds, o.pressureSeconds,
+          Format.size(cacheFor("pressure", indexBytes, budget, o.cacheBlockSize).budgetBytes()),
+          Format.bytes(o.cacheBlockSize)));
     }
+  }
+
+  /**
+   * dir-cached's cache in a regime: warm and cold, one that holds the whole index; under pressure,
+   * half the page-cache budget the other Directories get, inside the same cgroup limit.
+   */
+  static CacheSettings cacheFor(String regime, long indexBytes, long pageCacheBudget, int blockSize) {
+    if (regime.equals("pressure")) {
+      return new CacheSettings(Math.max(blockSize, pageCacheBudget / 2 / blockSize * blockSize), blockSize);
+    }
+    return CacheSettings.holding(indexBytes, blockSize);
   }
 
   private static boolean isProgress(String line) {

@@ -8,8 +8,8 @@ import picocli.CommandLine.Command;
     name = "pread",
     mixinStandardHelpOptions = true,
     description = "pread-directory benchmarks",
-    subcommands = {BenchCommand.class, BufferSweepCommand.class, JmhCommand.class, WorkerCommand.class,
-        QueryWorkerCommand.class})
+    subcommands = {BenchCommand.class, BufferSweepCommand.class, CacheBlockSizeCommand.class, JmhCommand.class, WorkerCommand.class,
+        QueryWorkerCommand.class, CacheWorkerCommand.class})
 public final class Main {
   public static void main(String[] args) {
     System.exit(new CommandLine(new Main()).execute(args));

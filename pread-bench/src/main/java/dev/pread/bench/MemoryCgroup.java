@@ -188,19 +188,80 @@ final class MemoryCgroup implements AutoCloseable {
 
   /** Page cache charged to this process's own memory cgroup, or -1 where that cannot be read. */
   static long ownPageCacheBytes() {
+    return ownStat("file", "cache");
+  }
+
+  /**
+   * Anonymous memory charged to this process's own memory cgroup (heap, native allocations such as
+   * a block cache, thread stacks), or -1 where that cannot be read.
+   */
+  static long ownAnonBytes() {
+    return ownStat("anon", "rss");
+  }
+
+  /** A memory.stat entry of this process's own group: {@code v2Key} on v2, {@code v1Key} on v1. */
+  private static long ownStat(String v2Key, String v1Key) {
     try {
-      boolean v2 = isV2();
-      Path dir = ownDir();
-      String key = v2 ? "file " : "cache ";
-      for (String line : Files.readAllLines(dir.resolve("memory.stat"))) {
-        if (line.startsWith(key)) {
-          return Long.parseLong(line.substring(key.length()).trim());
-        }
-      }
-      return -1;
+      String key = (isV2() ? v2Key : v1Key) + " ";
+      return statValue(ownDir().resolve("memory.stat"), key);
     } catch (IOException | RuntimeException e) {
       return -1;
     }
+  }
+
+  /** The value of the line starting with {@code key} in a "key value" file, or -1. */
+  private static long statValue(Path file, String key) throws IOException {
+    for (String line : Files.readAllLines(file)) {
+      if (line.startsWith(key)) {
+        return Long.parseLong(line.substring(key.length()).trim());
+      }
+    }
+    return -1;
+  }
+
+  /**
+   * Resets the peak charge of this process's own group (v1 {@code memory.max_usage_in_bytes}), so
+   * that the peak reported afterwards is that of the measured phase; false where it cannot (v2).
+   */
+  static boolean resetOwnPeak() {
+    try {
+      if (isV2()) {
+        return false;
+      }
+      Files.writeString(ownDir().resolve("memory.max_usage_in_bytes"), "0");
+      return true;
+    } catch (IOException | RuntimeException e) {
+      return false;
+    }
+  }
+
+  /** Processes of the group the kernel's OOM killer killed (v1 oom_control, v2 events), or -1. */
+  long oomKills() {
+    try {
+      return statValue(dir.resolve(v2 ? "memory.events" : "memory.oom_control"), "oom_kill ");
+    } catch (IOException | RuntimeException e) {
+      return -1;
+    }
+  }
+
+  /** v1: whether the group is under OOM now (its OOM killer disabled and it hit the limit). */
+  boolean underOom() {
+    try {
+      return !v2 && statValue(dir.resolve("memory.oom_control"), "under_oom ") > 0;
+    } catch (IOException | RuntimeException e) {
+      return false;
+    }
+  }
+
+  /** The group's limit, peak, limit hits and OOM state now; the caller adds the worker's figures. */
+  MemoryCheck check() {
+    MemoryCheck m = new MemoryCheck();
+    m.limitBytes = limit;
+    m.peakBytes = peakBytes();
+    m.limitHits = limitHits();
+    m.oomKills = oomKills();
+    m.underOom = underOom();
+    return m;
   }
 
   /** Peak memory charged to the group (page cache included). */

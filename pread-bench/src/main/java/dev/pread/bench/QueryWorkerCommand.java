@@ -18,7 +18,8 @@ import picocli.CommandLine.Option;
  * checks it is the parent's, by fingerprint), compiles its query paths, then runs its regime:
  *
  * <ul>
- *   <li>warm: reads every index file, 0.5 s of queries, then measures each thread count;
+ *   <li>warm: reads every index file (dir-cached: through the Directory, into its cache), 0.5 s of
+ *       queries, then measures each thread count;
  *   <li>cold: per thread count, drops the page cache, reopens, measures the first seconds;
  *   <li>pressure (started in a memory cgroup): sets the group's limit to its own footprint plus the
  *       page-cache budget, evicts the index, reopens, runs queries untimed until the budget's worth
@@ -44,6 +45,13 @@ final class QueryWorkerCommand implements Callable<Integer> {
     int mixSize;
     long mixFingerprint;
     long[] reference;
+    /** dir-cached's cache: budget and block size, chosen by the parent for the regime. */
+    long cacheBudget;
+    int cacheBlockSize;
+
+    CacheSettings cache() {
+      return cacheBudget > 0 ? new CacheSettings(cacheBudget, cacheBlockSize) : null;
+    }
   }
 
   @Option(names = "--spec", required = true)
@@ -59,7 +67,7 @@ final class QueryWorkerCommand implements Callable<Integer> {
     Path index = Path.of(spec.index);
     String name = spec.directory;
     QueryMix mix;
-    try (Directory d = LuceneBench.open(name, index); DirectoryReader reader = DirectoryReader.open(d)) {
+    try (Directory d = LuceneBench.open(name, index, spec.cache()); DirectoryReader reader = DirectoryReader.open(d)) {
       mix = QueryMix.build(reader, spec.mixSize, 42);
       if (mix.fingerprint() != spec.mixFingerprint) {
         throw new IllegalStateException("the worker built another query mix than the parent");
@@ -74,20 +82,21 @@ final class QueryWorkerCommand implements Callable<Integer> {
     int first = spec.firstQuery;
     switch (spec.regime) {
       case "warm" -> {
-        try (Directory d = LuceneBench.open(name, index); DirectoryReader reader = DirectoryReader.open(d)) {
+        try (Directory d = LuceneBench.open(name, index, spec.cache()); DirectoryReader reader = DirectoryReader.open(d)) {
           IndexSearcher searcher = new IndexSearcher(reader);
           for (int t : spec.threads) {
             LuceneBench.warmFiles(index);
+            CachedDirectories.preload(d);
             QueryRun.run(searcher, mix, spec.reference, t, first, 500, name);
-            first = measure(r, spec, searcher, mix, t, first + 101);
+            first = measure(r, spec, d, searcher, mix, t, first + 101);
           }
         }
       }
       case "cold" -> {
         for (int t : spec.threads) {
           LuceneBench.evict(index);
-          try (Directory d = LuceneBench.open(name, index); DirectoryReader reader = DirectoryReader.open(d)) {
-            measure(r, spec, new IndexSearcher(reader), mix, t, first);
+          try (Directory d = LuceneBench.open(name, index, spec.cache()); DirectoryReader reader = DirectoryReader.open(d)) {
+            measure(r, spec, d, new IndexSearcher(reader), mix, t, first);
           }
         }
       }
@@ -101,19 +110,15 @@ final class QueryWorkerCommand implements Callable<Integer> {
         r.lucene.pressureLimit = usage - cache + spec.pageCacheBudget;
         r.lucene.pressureOtherBytes = usage - cache;
         MemoryCgroup.setOwnLimit(r.lucene.pressureLimit);
-        try (Directory d = LuceneBench.open(name, index); DirectoryReader reader = DirectoryReader.open(d)) {
+        MemoryCgroup.resetOwnPeak(); // the peak reported is that under the limit just set
+        try (Directory d = LuceneBench.open(name, index, spec.cache()); DirectoryReader reader = DirectoryReader.open(d)) {
           IndexSearcher searcher = new IndexSearcher(reader);
-          long start = System.nanoTime();
-          ProcStats before = ProcStats.now();
-          while ((System.nanoTime() - start) / 1e9 < spec.warmupCapSeconds) {
-            first += (int) QueryRun.run(searcher, mix, spec.reference, 1, first, 250, name).queries();
-            long read = ProcStats.now().minus(before).storageReadBytes();
-            if (read < 0 || read >= spec.warmupBytes) {
-              break;
-            }
-          }
+          int[] next = {first};
+          SteadyState.readFromStorage(spec.warmupBytes, spec.warmupCapSeconds,
+              slice -> next[0] += (int) QueryRun.run(searcher, mix, spec.reference, 1, next[0], 250, name).queries());
+          first = next[0];
           for (int t : spec.threads) {
-            first = measure(r, spec, searcher, mix, t, first);
+            first = measure(r, spec, d, searcher, mix, t, first);
           }
         }
       }
@@ -124,9 +129,10 @@ final class QueryWorkerCommand implements Callable<Integer> {
   }
 
   /** Measures one thread count; returns the next query to start from. */
-  private static int measure(Results r, Spec spec, IndexSearcher searcher, QueryMix mix, int threads, int first)
-      throws Exception {
+  private static int measure(Results r, Spec spec, Directory dir, IndexSearcher searcher, QueryMix mix, int threads,
+      int first) throws Exception {
     Results.QueryCell c = new Results.QueryCell(spec.regime, spec.directory, threads, 1);
+    CacheUse.Probe probe = CacheUse.probe(CachedDirectories.cacheOf(dir));
     ProcStats before = ProcStats.now();
     QueryRun.Result res =
         QueryRun.run(searcher, mix, spec.reference, threads, first, (long) (spec.seconds * 1000), spec.directory);
@@ -139,6 +145,11 @@ final class QueryWorkerCommand implements Callable<Integer> {
     c.majorFaults = d.majorFaults();
     c.storageReadBytes = d.storageReadBytes();
     c.pageCacheBytes = spec.regime.equals("pressure") ? MemoryCgroup.ownPageCacheBytes() : -1;
+    c.cache = probe.done();
+    if (c.cache != null) {
+      c.cache.check("lucene " + spec.regime + " " + spec.directory);
+    }
+    c.memory = spec.regime.equals("pressure") ? MemoryCheck.ownNow() : null;
     r.queryCells.add(c);
     System.out.printf("lucene %s %s x%d: %.1f QPS%n", spec.regime, spec.directory, threads, res.qps());
     return first + (int) res.queries();

@@ -35,7 +35,13 @@ import org.openjdk.jmh.infra.ThreadParams;
  *
  * <p><b>Regime:</b> warm. The whole file is read before every iteration (outside the measurement),
  * so it is in the page cache; {@code ffi-pread-odirect} bypasses the page cache and measures the
- * device instead (see {@link RawPreadStrategy}).
+ * device instead (see {@link RawPreadStrategy}). {@code dir-cached} reads with {@code O_DIRECT}
+ * into a block cache that holds the whole file ({@link CacheSettings#holding}), preloaded (and
+ * checked) before every iteration: "all cached".
+ *
+ * <p><b>readLong:</b> for the Lucene directories ({@code dir-*}), {@code readSize=8} is {@code seek}
+ * + {@code IndexInput.readLong()}; the all-cached comparison is {@code -p
+ * strategy=dir-cached,dir-mmap,dir-pread -p readSize=8,16k}.
  *
  * <p><b>Threads</b> come from JMH's {@code -t}. All threads share one opened file (or directory
  * input) and each reads through its own reader: a clone, or a buffer of its own allocated in
@@ -71,7 +77,8 @@ public class RandomReadBenchmark {
       "dir-pread",
       "dir-niofs",
       "dir-mmap",
-      "dir-mmap-random"
+      "dir-mmap-random",
+      "dir-cached"
     })
     public String strategy;
 
@@ -109,9 +116,11 @@ public class RandomReadBenchmark {
       opened = ReadStrategies.open(strategy, file);
     }
 
+    /** Page cache, and dir-cached's own cache, hold the whole file before every iteration. */
     @Setup(Level.Iteration)
     public void warm() throws IOException {
       DataFile.warm(file);
+      opened.preload(BenchFiles.parseSize("fileSize", fileSize));
     }
 
     @TearDown(Level.Trial)

@@ -2,13 +2,12 @@ package dev.pread.bench;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * One timed cell: {@code threads} threads read {@code readSize} bytes at random page-aligned
- * offsets through their own reader. A warm-up phase is discarded; the measured phase counts reads.
+ * One timed cell: {@code threads} threads read {@code readSize} bytes at random offsets (page-aligned
+ * and uniform by default, or from an {@link OffsetPattern}) through their own reader. A warm-up phase is discarded; the measured phase counts reads.
  * Every read's fingerprint is checked, and each thread compares one whole read byte by byte.
  */
 final class RandomReadRun {
@@ -18,31 +17,38 @@ final class RandomReadRun {
 
   private volatile int phase;
 
-  /** Reads per second over the measured phase. */
+  /** Reads per second over the measured phase, at uniformly random page-aligned offsets. */
   static double run(
       Strategy strategy, int threads, int readSize, long fileSize, long warmupMillis,
       long measureMillis, long seed)
       throws Exception {
-    return new RandomReadRun().execute(strategy, threads, readSize, fileSize, warmupMillis, measureMillis, seed);
+    return run(strategy, threads, readSize, fileSize, warmupMillis, measureMillis, seed, OffsetPattern.UNIFORM_PAGES);
+  }
+
+  /** Reads per second over the measured phase, at offsets drawn from {@code pattern}. */
+  static double run(
+      Strategy strategy, int threads, int readSize, long fileSize, long warmupMillis,
+      long measureMillis, long seed, OffsetPattern pattern)
+      throws Exception {
+    return new RandomReadRun().execute(strategy, threads, readSize, fileSize, warmupMillis, measureMillis, seed, pattern);
   }
 
   private double execute(
       Strategy strategy, int threads, int readSize, long fileSize, long warmupMillis,
-      long measureMillis, long seed)
+      long measureMillis, long seed, OffsetPattern pattern)
       throws Exception {
-    long pages = (fileSize - readSize) / 4096 + 1;
     long[] counts = new long[threads];
     AtomicReference<Throwable> failure = new AtomicReference<>();
     CountDownLatch ready = new CountDownLatch(threads);
     List<Thread> workers = new ArrayList<>();
     for (int t = 0; t < threads; t++) {
       int id = t;
-      SplittableRandom random = new SplittableRandom(seed * 31 + t);
+      OffsetPattern.Generator offsets = pattern.forThread(readSize, fileSize, seed * 31 + t);
       Thread w =
           new Thread(
               () -> {
                 try (Strategy.Reader reader = strategy.newReader(readSize)) {
-                  long first = random.nextLong(pages) * 4096;
+                  long first = offsets.next();
                   if (!reader.verifyFully(first)) {
                     throw new IllegalStateException(
                         strategy.name() + " returned wrong bytes at offset " + first);
@@ -51,7 +57,7 @@ final class RandomReadRun {
                   long n = 0;
                   int p;
                   while ((p = phase) != PHASE_STOP) {
-                    long pos = random.nextLong(pages) * 4096;
+                    long pos = offsets.next();
                     if (reader.read(pos) != Strategy.expectedFingerprint(pos, readSize)) {
                       throw new IllegalStateException(
                           strategy.name() + " returned wrong bytes at offset " + pos);

@@ -1,7 +1,10 @@
 package dev.pread.bench;
 
+import dev.pread.cache.BlockCache;
+import dev.pread.store.CachedPreadDirectory;
 import dev.pread.store.PreadDirectory;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
@@ -12,8 +15,12 @@ import org.apache.lucene.store.ReadAdvice;
 
 /**
  * The read strategies of the JMH suite, by the names its {@code strategy} parameter takes. A
- * strategy that would silently measure something else (PreadDirectory on its NIOFS fallback,
- * MMapDirectory without madvise) refuses to open instead.
+ * strategy that would silently measure something else (PreadDirectory or CachedPreadDirectory on
+ * their NIOFS fallback, MMapDirectory without madvise) refuses to open instead.
+ *
+ * <p>{@code dir-cached} is {@link CachedPreadDirectory} over a {@link BlockCache} of the
+ * strategy's own, sized by the caller's {@link CacheSettings}; without settings, one that holds the
+ * whole file at the default block size (the warm regime's "all cached").
  *
  * <p>Thread-safe: stateless.
  */
@@ -28,7 +35,8 @@ final class ReadStrategies {
           "dir-pread",
           "dir-niofs",
           "dir-mmap",
-          "dir-mmap-random");
+          "dir-mmap-random",
+          "dir-cached");
 
   private ReadStrategies() {}
 
@@ -41,8 +49,20 @@ final class ReadStrategies {
     return open(name, file, PreadDirectory.DEFAULT_BUFFER_SIZE);
   }
 
-  /** Opens {@code file} with the strategy called {@code name}; {@code bufferSize} is PreadDirectory's. */
+  /**
+   * Opens {@code file} with the strategy called {@code name}; {@code bufferSize} is PreadDirectory's;
+   * dir-cached gets a cache that holds the file.
+   */
   static Strategy open(String name, Path file, int bufferSize) throws IOException {
+    return open(name, file, bufferSize,
+        name.equals("dir-cached") ? CacheSettings.holding(Files.size(file), BlockCache.DEFAULT_BLOCK_SIZE) : null);
+  }
+
+  /**
+   * Opens {@code file} with the strategy called {@code name}; {@code bufferSize} is PreadDirectory's,
+   * {@code cache} the block cache of dir-cached (required for it, ignored by the others).
+   */
+  static Strategy open(String name, Path file, int bufferSize, CacheSettings cache) throws IOException {
     Path folder = file.toAbsolutePath().getParent();
     return switch (name) {
       case "mmap" -> new MappedSegmentStrategy(file);
@@ -73,8 +93,24 @@ final class ReadStrategies {
         d.setReadAdvice((fileName, context) -> Optional.of(ReadAdvice.RANDOM));
         yield new IndexInputStrategy(name, d, file);
       }
+      case "dir-cached" -> openCached(name, folder, file, cache);
       default ->
           throw new IllegalArgumentException("unknown strategy '" + name + "'; one of " + NAMES);
     };
+  }
+
+  private static Strategy openCached(String name, Path folder, Path file, CacheSettings settings) throws IOException {
+    if (settings == null) {
+      throw new IllegalArgumentException(name + " needs its cache budget and block size");
+    }
+    CachedPreadDirectory d = CachedDirectories.open(folder, settings);
+    Strategy s = new IndexInputStrategy(name, d, file);
+    try {
+      CachedDirectories.requireDirect(d, file);
+    } catch (IOException | RuntimeException e) {
+      s.close();
+      throw e;
+    }
+    return s;
   }
 }

@@ -25,6 +25,21 @@ final class Report {
     return regime.equals("pressure") ? "dir-mmap-random" : "dir-niofs";
   }
 
+  /** The baseline of {@code regime} in {@code r}: its own, where the run named one, else the default. */
+  static String baseline(Results r, String regime) {
+    return r.baselines.getOrDefault(regime, baseline(regime));
+  }
+
+  /** How a read size is named: 8 bytes is IndexInput.readLong for the directories. */
+  static String readLabel(int readSize) {
+    return readSize == Long.BYTES ? "readLong" : Format.bytes(readSize);
+  }
+
+  /** Regimes that read from storage, whose tables show faults and bytes read. */
+  static boolean readsStorage(String regime) {
+    return regime.startsWith("pressure") || regime.startsWith("cold");
+  }
+
   static String markdown(Results r) {
     StringBuilder md = new StringBuilder();
     md.append("# pread bench, ").append(r.date).append("\n\n");
@@ -45,6 +60,9 @@ final class Report {
     md.append("Every read is checked against the file's content (a fingerprint of each read, one read"
         + " per thread and cell compared byte by byte). Reads/s are medians over rounds; ratios are"
         + " medians of per-round ratios (cells of a round run back to back, strategies rotated).\n\n");
+    if (r.preface != null) {
+      md.append(r.preface).append('\n');
+    }
     md.append(luceneTables(r));
     md.append(randomReadTables(r));
     if (!r.reference.isEmpty()) {
@@ -64,6 +82,8 @@ final class Report {
       md.append('\n');
     }
     md.append(batchTables(r));
+    md.append(CacheReport.cacheTable(r));
+    md.append(CacheReport.memoryTable(r));
     if (!r.prefetchDistance.isEmpty()) {
       md.append("### Prefetch distance (pressure; random 8 KiB preads, posix_fadvise(WILLNEED) D reads ahead, 1 thread)\n\n"
           + "| D | reads/s | vs D=0 | p50 latency (us, bucket bound) | p99 latency (us) |\n|---:|---:|---:|---:|---:|\n");
@@ -99,15 +119,17 @@ final class Report {
       int rounds = mine.get(0).qps.length;
       sb.append(String.format(Locale.ROOT, "#### %s (QPS%s; latency in ms)%n%n", regime,
           rounds > 1 ? ", median of " + rounds + " rounds" : ""));
-      sb.append("| directory | threads | QPS | vs dir-mmap | vs dir-mmap-random | p50 | p99 | major faults | MB read from storage |\n"
-          + "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+      sb.append("| directory | threads | QPS | vs dir-mmap | vs dir-mmap-random | vs dir-pread | p50 | p99 | major faults"
+          + " | MB read from storage |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
       for (Results.QueryCell c : mine) {
         Results.QueryCell mm = r.queryCell(regime, "dir-mmap", c.threads);
         Results.QueryCell mr = r.queryCell(regime, "dir-mmap-random", c.threads);
-        sb.append(String.format(Locale.ROOT, "| %s | %d | %.1f | %s | %s | %.2f | %.2f | %d | %s |%n", c.directory,
+        Results.QueryCell pr = r.queryCell(regime, "dir-pread", c.threads);
+        sb.append(String.format(Locale.ROOT, "| %s | %d | %.1f | %s | %s | %s | %.2f | %.2f | %d | %s |%n", c.directory,
             c.threads, BenchCommand.median(c.qps),
             mm == null ? "" : Format.ratio(BenchCommand.pairedRatio(c.qps, mm.qps)),
             mr == null ? "" : Format.ratio(BenchCommand.pairedRatio(c.qps, mr.qps)),
+            pr == null ? "" : Format.ratio(BenchCommand.pairedRatio(c.qps, pr.qps)),
             BenchCommand.median(c.p50Micros) / 1000, BenchCommand.median(c.p99Micros) / 1000, c.majorFaults,
             c.storageReadBytes < 0 ? "?" : String.format(Locale.ROOT, "%.0f", c.storageReadBytes / 1e6)));
       }
@@ -203,12 +225,12 @@ final class Report {
     StringBuilder sb = new StringBuilder();
     int cores = Runtime.getRuntime().availableProcessors();
     for (String regime : regimesIn(r)) {
-      String base = baseline(regime);
+      String base = baseline(r, regime);
       for (int rs : readSizesIn(r, regime)) {
         List<Integer> threads = threadsIn(r, regime, rs);
         int rounds = r.cells.stream().filter(c -> c.regime.equals(regime)).findFirst().get().rounds.length;
         sb.append(String.format(Locale.ROOT, "### %s: random %s reads (reads/s, median of %d rounds)%n%n",
-            regime, Format.bytes(rs), rounds));
+            regime, readLabel(rs), rounds));
         sb.append("| strategy |");
         for (int t : threads) {
           sb.append(String.format(Locale.ROOT, " %d thread%s%s | vs %s |", t, t == 1 ? "" : "s",
@@ -217,7 +239,7 @@ final class Report {
         if (threads.size() > 1) {
           sb.append(String.format(Locale.ROOT, " scaling %d->%d |", threads.get(0), threads.get(threads.size() - 1)));
         }
-        boolean io = regime.equals("pressure") || regime.equals("cold");
+        boolean io = readsStorage(regime);
         if (io) {
           sb.append(" major faults | MB read from storage |");
         }
@@ -293,12 +315,12 @@ final class Report {
     for (String regime : regimesIn(r)) {
       CategoryChart chart = new CategoryChartBuilder().width(1000).height(560)
           .title("Random reads, " + regime + " ("
-              + Format.bytes(regime.equals("pressure") && r.pressureFileSize > 0 ? r.pressureFileSize : r.fileSize)
+              + Format.bytes(regime.startsWith("pressure") && r.pressureFileSize > 0 ? r.pressureFileSize : r.fileSize)
               + " file; median of rounds)")
           .xAxisTitle("strategy").yAxisTitle("reads per second").build();
       chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
       chart.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);
-      if (!regime.equals("warm")) {
+      if (readsStorage(regime)) {
         // Under pressure strategies differ by orders of magnitude: log scale, bars from 1.
         chart.getStyler().setYAxisLogarithmic(true);
         chart.getStyler().setYAxisMin(1.0);
@@ -311,10 +333,10 @@ final class Report {
           for (String s : strategies) {
             ys.add(Math.max(1, r.cell(regime, s, rs, t).median()));
           }
-          chart.addSeries(Format.bytes(rs) + ", " + t + " thread" + (t == 1 ? "" : "s"), strategies, ys);
+          chart.addSeries(readLabel(rs) + ", " + t + " thread" + (t == 1 ? "" : "s"), strategies, ys);
         }
       }
-      String name = "random-reads-" + regime + ".png";
+      String name = "random-reads-" + regime.replaceAll("[^A-Za-z0-9]+", "-") + ".png";
       BitmapEncoder.saveBitmap(chart, folder.resolve(name).toString(), BitmapEncoder.BitmapFormat.PNG);
       names.add(name);
     }

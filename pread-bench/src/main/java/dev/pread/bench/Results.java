@@ -21,6 +21,10 @@ final class Results {
     long storageReadBytes = -1;
     /** Pressure only: the fewest times the cgroup hit its limit during one measured round. */
     long minLimitHits = -1;
+    /** dir-cached only: what its block cache did, summed over rounds. */
+    CacheUse cache;
+    /** Pressure cells run in a worker of their own: its memory against the cgroup's limit. */
+    MemoryCheck memory;
 
     Cell(String regime, String strategy, int readSize, int threads, int rounds) {
       this.regime = regime;
@@ -45,6 +49,8 @@ final class Results {
     double[] rounds;
     /** Pressure only: the fewest times the cgroup hit its limit during one measured round. */
     long minLimitHits = -1;
+    /** dir-cached only: what its block cache did, summed over rounds. */
+    CacheUse cache;
 
     Batch(String regime, String strategy, int readSize, int batch, boolean prefetch, int rounds) {
       this.regime = regime;
@@ -71,6 +77,10 @@ final class Results {
     long pageCacheBytes = -1;
     /** Mean latency per query kind over all rounds, in microseconds. */
     java.util.Map<String, Double> meanMicrosByKind = new java.util.TreeMap<>();
+    /** dir-cached only: what its block cache did, summed over rounds. */
+    CacheUse cache;
+    /** Pressure only: the worker's memory against its cgroup's limit. */
+    MemoryCheck memory;
 
     QueryCell(String regime, String directory, int threads, int rounds) {
       this.regime = regime;
@@ -110,6 +120,10 @@ final class Results {
   List<String> skipped = new ArrayList<>();
   Lucene lucene;
   List<QueryCell> queryCells = new ArrayList<>();
+  /** Regimes whose ratios are taken against another strategy than {@link Report#baseline}'s. */
+  Map<String, String> baselines = new LinkedHashMap<>();
+  /** Markdown put before the tables (a command's own summary), or null. */
+  String preface;
 
   QueryCell queryCell(String regime, String directory, int threads) {
     for (QueryCell c : queryCells) {
@@ -146,12 +160,21 @@ final class Results {
 
   /**
    * Runs batched-prefetch cells in rotated rounds: for each round, read size, batch size and
-   * strategy, {@code before} runs (e.g. an eviction), then a fresh strategy reads for {@code millis}.
+   * strategy, {@code before} runs (e.g. an eviction), then a fresh strategy (from {@code opener}, by
+   * name: a dir-cached one with a fresh cache) reads for {@code millis}.
    * {@code distinct}: see {@link BatchPrefetchRun}.
    */
-  static void runBatches(Results r, String regime, java.nio.file.Path file, long fileSize, int bufferSize,
+  static void runBatches(Results r, String regime, Opener opener, long fileSize,
       List<String> strategies, int[] readSizes, int[] batches, boolean[] prefetchModes, boolean distinct, int rounds,
       long millis, IoStep before, Runnable step) throws Exception {
+    runBatches(r, regime, opener, fileSize, strategies, readSizes, batches, prefetchModes, distinct, 0, rounds, millis,
+        before, step);
+  }
+
+  /** As above; {@code distinctUnit}: see {@link BatchPrefetchRun#run}. */
+  static void runBatches(Results r, String regime, Opener opener, long fileSize,
+      List<String> strategies, int[] readSizes, int[] batches, boolean[] prefetchModes, boolean distinct,
+      long distinctUnit, int rounds, long millis, IoStep before, Runnable step) throws Exception {
     r.addBatches(regime, strategies, readSizes, batches, prefetchModes, rounds);
     for (int round = 0; round < rounds; round++) {
       for (int rs : readSizes) {
@@ -162,9 +185,12 @@ final class Results {
             for (int k = 0; k < strategies.size(); k++) {
               String s = strategies.get((k + round) % strategies.size());
               before.run();
-              try (Strategy strategy = ReadStrategies.open(s, file, bufferSize)) {
-                r.batch(regime, s, rs, b, p).rounds[round] =
-                    BatchPrefetchRun.run(strategy, rs, fileSize, b, p, distinct, millis, 17L * round + b + rs);
+              try (Strategy strategy = opener.open(s)) {
+                Batch cell = r.batch(regime, s, rs, b, p);
+                CacheUse.Probe probe = CacheUse.probe(strategy.cache().orElse(null));
+                cell.rounds[round] =
+                    BatchPrefetchRun.run(strategy, rs, fileSize, b, p, distinct, distinctUnit, millis, 17L * round + b + rs);
+                cell.cache = CacheUse.add(cell.cache, probe.done());
               }
               step.run();
             }
@@ -172,6 +198,11 @@ final class Results {
         }
       }
     }
+  }
+
+  /** Opens a strategy by the name a cell carries. */
+  interface Opener {
+    Strategy open(String name) throws java.io.IOException;
   }
 
   /** An action that may fail with an I/O error. */

@@ -1,7 +1,9 @@
 package dev.pread.bench;
 
+import dev.pread.cache.BlockCache;
 import java.io.Closeable;
 import java.io.IOException;
+import java.util.Optional;
 
 /**
  * One way of reading the data file. A strategy opens the file once; each benchmark thread reads
@@ -12,6 +14,17 @@ interface Strategy extends Closeable {
 
   /** A reader for one thread, reading {@code readSize} bytes at a time. */
   Reader newReader(int readSize) throws IOException;
+
+  /** The block cache this strategy reads through ({@code dir-cached}), if any. */
+  default Optional<BlockCache> cache() {
+    return Optional.empty();
+  }
+
+  /**
+   * Brings all {@code fileSize} bytes into the strategy's own cache, if it has one, checking every
+   * byte: what "warm" means for a strategy the page cache does not serve. Default: nothing.
+   */
+  default void preload(long fileSize) throws IOException {}
 
   /** Not thread-safe: one per thread. */
   interface Reader extends AutoCloseable {

@@ -41,6 +41,8 @@ final class WorkerCommand implements Callable<Integer> {
     int batchRounds;
     double batchSeconds;
     double distanceSeconds;
+    /** dir-cached's block size; its budget is half the limit (the rule of issue 7). */
+    int cacheBlockSize;
   }
 
   @Option(names = "--spec", required = true)
@@ -68,7 +70,8 @@ final class WorkerCommand implements Callable<Integer> {
       for (int k = 0; k < spec.strategies.length; k++) {
         String s = spec.strategies[(k + round) % spec.strategies.length];
         CacheControl.evict(file);
-        try (Strategy strategy = ReadStrategies.open(s, file, spec.bufferSize)) {
+        try (Strategy strategy = ReadStrategies.open(s, file, spec.bufferSize,
+            CacheSettings.halfOf(spec.limit, spec.cacheBlockSize))) {
           double warmed = warmUp(strategy, spec, round);
           System.out.printf("pressure %s round %d: warmed up in %.1f s%n", s, round + 1, warmed);
           for (int rs : spec.readSizes) {
@@ -76,8 +79,10 @@ final class WorkerCommand implements Callable<Integer> {
               Results.Cell cell = r.cell("pressure", s, rs, t);
               ProcStats before = ProcStats.now();
               long hits = MemoryCgroup.ownLimitHits();
+              CacheUse.Probe probe = CacheUse.probe(strategy.cache().orElse(null));
               cell.rounds[round] =
                   RandomReadRun.run(strategy, t, rs, spec.fileSize, 0, (long) (spec.seconds * 1000), round * 7919L + rs + t);
+              cell.cache = CacheUse.add(cell.cache, probe.done());
               cell.minLimitHits = minHits(cell.minLimitHits, hits, round);
               ProcStats d = ProcStats.now().minus(before);
               cell.majorFaults = Math.max(0, cell.majorFaults) + d.majorFaults();
@@ -129,17 +134,7 @@ final class WorkerCommand implements Callable<Integer> {
    * came from storage or the cap passed. Returns the seconds it took.
    */
   private static double warmUp(Strategy strategy, Spec spec, long seed) throws Exception {
-    long start = System.nanoTime();
-    long cap = start + (long) (spec.warmupCapSeconds * 1e9);
-    ProcStats before = ProcStats.now();
-    int slice = 0;
-    while (System.nanoTime() < cap) {
-      BatchPrefetchRun.run(strategy, 16384, spec.fileSize, 16, true, false, 200, 1_000_003L * seed + slice++);
-      long read = ProcStats.now().minus(before).storageReadBytes();
-      if (read < 0 || read >= spec.limit) {
-        break;
-      }
-    }
-    return (System.nanoTime() - start) / 1e9;
+    return SteadyState.readFromStorage(spec.limit, spec.warmupCapSeconds,
+        slice -> BatchPrefetchRun.run(strategy, 16384, spec.fileSize, 16, true, false, 200, 1_000_003L * seed + slice));
   }
 }

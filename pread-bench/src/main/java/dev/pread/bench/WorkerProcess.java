@@ -16,7 +16,7 @@ import java.util.function.Predicate;
  * java ... Main <command> --spec F --out G} (inside a memory cgroup when one is given, joined
  * before exec), passes the lines it prints that {@code progress} accepts to {@code onLine}, and
  * returns the {@link Results} it wrote. A failed worker becomes an exception with the end of its
- * output.
+ * output; so does one whose cgroup's OOM killer struck, whatever its exit status.
  */
 final class WorkerProcess {
   private WorkerProcess() {}
@@ -46,9 +46,12 @@ final class WorkerProcess {
         }
       }
       int rc = p.waitFor();
-      if (rc != 0) {
+      long killed = cgroup != null ? cgroup.oomKills() : 0;
+      if (rc != 0 || killed > 0) {
         throw new IllegalStateException(command + " worker failed (exit " + rc
-            + (cgroup != null ? "; 137 means the cgroup's OOM killer" : "") + "):\n"
+            + (cgroup == null ? "" : rc == 137 || killed > 0
+                ? "; KILLED by the memory cgroup's OOM killer (oom_kill " + killed + ", " + cgroup.describe() + ")"
+                : "; oom_kill " + killed + " in " + cgroup.describe()) + "):\n"
             + String.join("\n", log.subList(Math.max(0, log.size() - 30), log.size())));
       }
       return gson.fromJson(Files.readString(outFile), Results.class);

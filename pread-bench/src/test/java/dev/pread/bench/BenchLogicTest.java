@@ -118,15 +118,25 @@ public class BenchLogicTest {
       kinds.add(mix.get(i).kind());
     }
     assertEquals(java.util.Set.of("and", "knn", "or", "phrase", "range", "term-high", "term-low", "term-medium"), kinds);
-    for (String name : java.util.List.of("dir-pread", "dir-pread-readahead", "dir-niofs", "dir-mmap-random")) {
-      try (org.apache.lucene.store.Directory d = LuceneBench.open(name, index);
+    CacheSettings holding = CacheSettings.holding(BenchIndex.sizeOf(index), 16384);
+    for (String name : java.util.List.of("dir-pread", "dir-pread-readahead", "dir-niofs", "dir-mmap-random", "dir-cached")) {
+      try (org.apache.lucene.store.Directory d = LuceneBench.open(name, index, holding);
           org.apache.lucene.index.DirectoryReader reader = org.apache.lucene.index.DirectoryReader.open(d)) {
         org.apache.lucene.search.IndexSearcher searcher = new org.apache.lucene.search.IndexSearcher(reader);
+        CachedDirectories.preload(d);
+        CacheUse.Probe probe = CacheUse.probe(CachedDirectories.cacheOf(d));
         QueryRun.Result r = QueryRun.run(searcher, mix, reference, 2, 0, 200, name);
         assertTrue(name + " ran no queries", r.queries() > 0);
         assertTrue(r.p99Micros() >= r.p50Micros());
+        CacheUse use = probe.done();
+        assertEquals(name, name.equals("dir-cached"), use != null);
+        if (use != null) {
+          assertEquals("the preloaded cache holds the index: no misses", 0, use.misses);
+          assertTrue(use.hits > 0);
+        }
       }
     }
+    assertThrows(IllegalArgumentException.class, () -> LuceneBench.open("dir-cached", index));
     long[] wrong = reference.clone();
     wrong[3] ^= 1;
     try (org.apache.lucene.store.Directory d = LuceneBench.open("dir-pread", index);
@@ -188,6 +198,148 @@ public class BenchLogicTest {
     IllegalStateException e =
         assertThrows(IllegalStateException.class, () -> RandomReadRun.run(liar, 1, 4096, size, 0, 50, 1));
     assertTrue(e.getCause().getMessage(), e.getCause().getMessage().contains("wrong bytes"));
+  }
+
+  @Test
+  public void zipfOffsetsAreSkewedAlignedAndSpread() {
+    long n = 1000;
+    long m = ZipfBlocks.multiplier(n);
+    java.util.Set<Long> blocks = new java.util.HashSet<>();
+    for (long k = 1; k <= n; k++) {
+      blocks.add(ZipfBlocks.blockOfRank(k, n, m));
+    }
+    assertEquals("ranks map one to one onto blocks", n, blocks.size());
+    assertTrue("neighbouring ranks are far apart", Math.abs(ZipfBlocks.blockOfRank(2, n, m) - ZipfBlocks.blockOfRank(1, n, m)) > 100);
+    ZipfBlocks.Sampler sampler = new ZipfBlocks.Sampler(n, 1.0);
+    java.util.SplittableRandom random = new java.util.SplittableRandom(3);
+    long[] counts = new long[(int) n + 1];
+    int samples = 400_000;
+    for (int i = 0; i < samples; i++) {
+      counts[(int) sampler.sample(random)]++;
+    }
+    for (int k : new int[] {1, 2, 10, 100}) {
+      double expected = ZipfBlocks.probabilityOfRank(k, n, 1.0);
+      assertEquals("rank " + k, expected, counts[k] / (double) samples, expected * 0.05 + 0.0005);
+    }
+    // Offsets: aligned to 16 KiB blocks, inside the file, the hottest block the most read.
+    long fileSize = n * 16384;
+    OffsetPattern.Generator g = new ZipfBlocks(1.0).forThread(16384, fileSize, 5);
+    java.util.Map<Long, Integer> seen = new java.util.HashMap<>();
+    for (int i = 0; i < 100_000; i++) {
+      long off = g.next();
+      assertEquals(0, off % 16384);
+      assertTrue(off >= 0 && off + 16384 <= fileSize);
+      seen.merge(off, 1, Integer::sum);
+    }
+    long hottest = seen.entrySet().stream().max(java.util.Map.Entry.comparingByValue()).get().getKey();
+    assertEquals(ZipfBlocks.blockOfRank(1, n, m) * 16384, hottest);
+    assertThrows(IllegalArgumentException.class, () -> new ZipfBlocks(0));
+  }
+
+  @Test
+  public void distinctOffsetsCanBeDistinctAtALargerBlockSize() {
+    BatchPrefetchRun.Offsets o = new BatchPrefetchRun.Offsets(16384, 65536, 64 * 65536L, true, 9);
+    java.util.Set<Long> seen = new java.util.HashSet<>();
+    for (int i = 0; i < 32; i++) {
+      long off = o.next();
+      assertEquals(0, off % 65536);
+      assertTrue(seen.add(off));
+    }
+  }
+
+  /** dir-cached: preloading fills its cache with checked bytes; then readLong and 16 KiB reads only hit. */
+  @Test
+  public void dirCachedPreloadsAndReadsLongsFromItsCache() throws Exception {
+    Path f = tmp.getRoot().toPath().resolve("c.dat");
+    long size = 4 << 20;
+    DataFile.ensure(f, size);
+    CacheSettings settings = CacheSettings.holding(size, 16384);
+    assertEquals(size + CacheSettings.SLACK_BLOCKS * 16384L, settings.budgetBytes());
+    try (Strategy s = ReadStrategies.open("dir-cached", f, 16384, settings)) {
+      dev.pread.cache.BlockCache cache = s.cache().orElseThrow();
+      assertEquals(settings.budgetBytes(), cache.budgetBytes());
+      s.preload(size);
+      assertEquals(size, cache.stats().bytesRead());
+      for (int readSize : new int[] {Long.BYTES, 16384}) {
+        CacheUse.Probe probe = CacheUse.probe(cache);
+        try (Strategy.Reader reader = s.newReader(readSize)) {
+          assertTrue(reader.verifyFully(8192));
+          assertEquals(Strategy.expectedFingerprint(4096, readSize), reader.read(4096));
+        }
+        assertTrue(RandomReadRun.run(s, 2, readSize, size, 0, 50, 1) > 0);
+        CacheUse use = probe.done();
+        assertEquals(0, use.misses);
+        assertEquals(0, use.bytesRead);
+        assertEquals(1.0, use.hitRatio(), 0);
+        use.check("test");
+      }
+    }
+    assertThrows(IllegalArgumentException.class, () -> ReadStrategies.open("dir-cached", f, 16384, null));
+  }
+
+  @Test
+  public void cacheAndMemoryTablesAndChecks() throws Exception {
+    CacheUse a = new CacheUse();
+    a.budgetBytes = 1 << 20;
+    a.blockSize = 16384;
+    a.hits = 30;
+    a.misses = 10;
+    a.allocatedBytes = 512 << 10;
+    CacheUse b = new CacheUse();
+    b.budgetBytes = 1 << 20;
+    b.blockSize = 16384;
+    b.hits = 50;
+    b.misses = 10;
+    b.bytesRead = 10 * 16384;
+    b.allocatedBytes = 1 << 20;
+    CacheUse sum = CacheUse.add(a, b);
+    assertEquals(80, sum.hits);
+    assertEquals(0.8, sum.hitRatio(), 1e-9);
+    assertEquals(1 << 20, sum.allocatedBytes);
+    sum.check("fine");
+    sum.allocatedBytes = (1 << 20) + 1;
+    assertThrows(IllegalStateException.class, () -> sum.check("over budget"));
+    sum.allocatedBytes = 1 << 20;
+
+    MemoryCheck m = new MemoryCheck();
+    m.limitBytes = 1L << 30;
+    m.peakBytes = 900L << 20;
+    m.anonBytes = 800L << 20;
+    m.pageCacheBytes = 90L << 20;
+    m.limitHits = 0;
+    m.oomKills = 0;
+    m.requireNoOom("fine");
+    MemoryCheck killed = MemoryCheck.worse(m, m.withGroup(m));
+    killed.oomKills = 1;
+    IllegalStateException e = assertThrows(IllegalStateException.class, () -> killed.requireNoOom("worker"));
+    assertTrue(e.getMessage(), e.getMessage().contains("OOM killer"));
+
+    Results r = new Results();
+    r.date = "2026-11-22 10:00:00";
+    r.command = "./pread bench --sections cache";
+    r.fileSize = 1L << 30;
+    r.baselines.put("pressure, Zipf", "dir-pread");
+    for (String s : new String[] {"dir-cached", "dir-pread"}) {
+      Results.Cell c = new Results.Cell("pressure, Zipf", s, 16384, 1, 2);
+      c.rounds = s.equals("dir-cached") ? new double[] {300, 150} : new double[] {100, 100};
+      c.memory = m;
+      c.cache = s.equals("dir-cached") ? sum : null;
+      r.cells.add(c);
+    }
+    Results.Cell rl = new Results.Cell("warm, all cached", "dir-cached", 8, 1, 1);
+    rl.rounds = new double[] {1000};
+    r.cells.add(rl);
+    String md = Report.markdown(r);
+    assertTrue(md, md.contains("| dir-cached | 225 | 2.25x |"));
+    assertTrue(md, md.contains("vs dir-pread"));
+    assertTrue(md, md.contains("random readLong reads"));
+    assertTrue(md, md.contains("| pressure, Zipf | dir-cached, 16 KiB, 1 thread | 1.0 MiB | 16 KiB | 0.8000 | 80 | 20 |"));
+    assertTrue(md, md.contains("| pressure, Zipf | dir-cached, 16 KiB, 1 thread | 1.00 GiB | 900.0 MiB | 800.0 MiB"
+        + " | 90.0 MiB | 1.0 MiB / 1.0 MiB | 0 | 0 |"));
+    Path folder = tmp.getRoot().toPath().resolve("cache-out");
+    Report.write(r, folder);
+    assertTrue(Files.size(folder.resolve("random-reads-pressure-Zipf.png")) > 1000);
+    assertTrue(Files.size(folder.resolve("random-reads-warm-all-cached.png")) > 1000);
   }
 
   @Test

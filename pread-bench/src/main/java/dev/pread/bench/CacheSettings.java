@@ -1,0 +1,50 @@
+package dev.pread.bench;
+
+import dev.pread.cache.BlockCache;
+import java.util.Locale;
+
+/**
+ * The block cache a {@code dir-cached} strategy or directory gets: its budget and block size, always
+ * given explicitly by the regime that opens it (BENCHMARKING.md: name the regime).
+ *
+ * <ul>
+ *   <li>warm ("all cached"): {@link #holding} the whole file or index, so every read is a hit once
+ *       it was preloaded;
+ *   <li>pressure: half the memory cgroup's limit (the rule of issue 7), so the cache, the heap and
+ *       the JVM fit under it;
+ *   <li>cold: a fresh cache per cell, of a budget far above the blocks a batch has in flight.
+ * </ul>
+ *
+ * @param budgetBytes most bytes of block data the cache holds
+ * @param blockSize bytes per block, a power of two from 4 KiB to 1 MiB
+ */
+record CacheSettings(long budgetBytes, int blockSize) {
+  /** Blocks added to a "holding" budget, so that a full cache still has free blocks to load into. */
+  static final int SLACK_BLOCKS = 64;
+
+  CacheSettings {
+    if (budgetBytes < blockSize || blockSize <= 0) {
+      throw new IllegalArgumentException("cache budget " + budgetBytes + " is below one block of " + blockSize);
+    }
+  }
+
+  /** A cache that holds all of {@code bytes} (a file or an index) with room to spare. */
+  static CacheSettings holding(long bytes, int blockSize) {
+    long blocks = (bytes + blockSize - 1) / blockSize + SLACK_BLOCKS;
+    return new CacheSettings(blocks * blockSize, blockSize);
+  }
+
+  /** Half of a memory cgroup's limit, the issue's rule for the pressure regime. */
+  static CacheSettings halfOf(long limitBytes, int blockSize) {
+    return new CacheSettings(limitBytes / 2 / blockSize * blockSize, blockSize);
+  }
+
+  /** Builds the cache; the caller closes it. */
+  BlockCache build(String name) {
+    return BlockCache.builder(budgetBytes).blockSize(blockSize).name(name).build();
+  }
+
+  String describe() {
+    return String.format(Locale.ROOT, "budget %s, %s blocks", Format.size(budgetBytes), Format.bytes(blockSize));
+  }
+}
