@@ -68,6 +68,9 @@ public final class BlockCache implements Closeable {
   /** Default cap on prefetched blocks being loaded at once. */
   public static final int DEFAULT_MAX_PREFETCH_BLOCKS = 64;
 
+  /** Block memory is mapped in chunks of this size (huge-page aligned) as the cache fills. */
+  private static final long CHUNK_BYTES = 32L << 20;
+
   private static final System.Logger LOG = System.getLogger(BlockCache.class.getName());
   private static final AtomicBoolean BUFFERED_LOGGED = new AtomicBoolean();
   private static final AtomicInteger IDS = new AtomicInteger();
@@ -96,7 +99,7 @@ public final class BlockCache implements Closeable {
     this.directIO = b.directIO;
     this.name = b.name != null ? b.name : "block-cache-" + IDS.incrementAndGet();
     int count = (int) (b.budget / b.blockSize);
-    this.slots = new Slots(count, b.blockSize, Math.max(b.blockSize, 1L << 20));
+    this.slots = new Slots(count, b.blockSize, Math.max(b.blockSize, CHUNK_BYTES));
     this.policy = new ClockPolicy(slots, counters);
     this.prefetcher = new Prefetcher(b.prefetchThreads, b.maxPrefetchBlocks);
     OPEN.add(this);

@@ -1,5 +1,6 @@
 package dev.pread.cache;
 
+import dev.pread.nativeio.NativeMemory;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
@@ -19,8 +20,9 @@ import java.util.concurrent.locks.LockSupport;
  * pin of the old generation can succeed, and the claimer owns the memory until it {@link
  * #publish}es the new contents or {@link #abandon}s them.
  *
- * <p>Memory is allocated in chunks on first use, so a cache that is never filled never commits its
- * whole budget; it is never returned before {@link #close()}. State words sit 64 bytes apart so
+ * <p>Memory is mapped in chunks on first use ({@link NativeMemory#mapAnonymous}: aligned to 2 MiB and
+ * advised for transparent huge pages, so that random hits do not pay a TLB miss each); the kernel
+ * commits it as blocks are first written, and it is returned only by {@link #close()}. State words sit 64 bytes apart so
  * that threads pinning neighbouring blocks do not share a cache line.
  *
  * <p>Thread-safe. A generation wraps after 2^32 reuses of one block; a reader would have to stall
@@ -173,7 +175,7 @@ final class Slots {
     if (chunk == null) {
       int first = c << chunkShift;
       int slotsInChunk = Math.min(1 << chunkShift, count - first);
-      chunk = arena.allocate((long) slotsInChunk << blockShift, 4096);
+      chunk = NativeMemory.mapAnonymous((long) slotsInChunk << blockShift, arena);
       CHUNK.setRelease(chunks, c, chunk);
     }
     return chunk;

@@ -118,6 +118,64 @@ final class NativeIO {
       downcall("strerror", FunctionDescriptor.of(ADDRESS, JAVA_INT));
 
   /**
+   * Anonymous memory calls ({@code mmap}, {@code munmap}, {@code madvise}) for the block cache,
+   * linked on first use like {@link WriteCalls}.
+   */
+  private static final class MemoryCalls {
+    static final MethodHandle MMAP =
+        downcallCapturingErrno(
+            "mmap",
+            FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG));
+    static final MethodHandle MUNMAP =
+        downcallCapturingErrno("munmap", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG));
+    static final MethodHandle MADVISE =
+        downcallCapturingErrno("madvise", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
+
+    private MemoryCalls() {}
+  }
+
+  static final int PROT_READ_WRITE = 0x1 | 0x2;
+  static final int MAP_PRIVATE_ANONYMOUS = 0x02 | 0x20;
+  static final int MADV_HUGEPAGE = 14;
+
+  /**
+   * {@code mmap(NULL, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)}.
+   *
+   * @return the address, or {@code -errno} on failure
+   */
+  static long mmapAnonymous(MemorySegment capture, long length) {
+    try {
+      MemorySegment p =
+          (MemorySegment)
+              MemoryCalls.MMAP.invokeExact(
+                  capture, MemorySegment.NULL, length, PROT_READ_WRITE, MAP_PRIVATE_ANONYMOUS, -1, 0L);
+      return p.address() == -1L ? -errno(capture) : p.address();
+    } catch (Throwable t) {
+      throw new AssertionError(t);
+    }
+  }
+
+  /** {@code munmap(address, length)}: 0, or {@code -errno}. */
+  static int munmap(MemorySegment capture, long address, long length) {
+    try {
+      int rc = (int) MemoryCalls.MUNMAP.invokeExact(capture, MemorySegment.ofAddress(address), length);
+      return rc == 0 ? 0 : -errno(capture);
+    } catch (Throwable t) {
+      throw new AssertionError(t);
+    }
+  }
+
+  /** {@code madvise(address, length, advice)}: 0, or {@code -errno}. */
+  static int madvise(MemorySegment capture, long address, long length, int advice) {
+    try {
+      int rc = (int) MemoryCalls.MADVISE.invokeExact(capture, MemorySegment.ofAddress(address), length, advice);
+      return rc == 0 ? 0 : -errno(capture);
+    } catch (Throwable t) {
+      throw new AssertionError(t);
+    }
+  }
+
+  /**
    * The write-side downcalls, linked when this holder is first used. It builds its handles through
    * {@link #downcallCapturingErrno} and {@link #downcallVariadicCapturingErrno}, so {@link Linker}
    * is still touched only by {@code NativeIO}'s own methods.

@@ -11,6 +11,17 @@ final class BlockCacheSource implements InputSource {
     this.file = file;
   }
 
+  /**
+   * A refill is a copy from the cache: a random 8-byte read that copied 1 KiB cost about 4x one
+   * that copied 64 bytes (measured, see the README), so refills after a jump are small.
+   */
+  static final int MIN_REFILL = 128;
+
+  @Override
+  public int minRefill() {
+    return MIN_REFILL;
+  }
+
   @Override
   public long size() {
     return file.size();

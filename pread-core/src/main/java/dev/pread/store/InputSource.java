@@ -14,6 +14,12 @@ import java.io.IOException;
  * return bytes of another file.
  */
 interface InputSource extends Closeable {
+  /**
+   * Bytes a buffered input reads after a jump (doubling while reads stay sequential): large enough
+   * to amortize what a refill costs, small enough not to copy much for a random read.
+   */
+  int minRefill();
+
   /** The file's length when it was opened. */
   long size();
 

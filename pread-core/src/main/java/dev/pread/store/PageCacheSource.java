@@ -31,6 +31,11 @@ final class PageCacheSource implements InputSource {
   }
 
   @Override
+  public int minRefill() {
+    return PreadIndexInput.MIN_REFILL;
+  }
+
+  @Override
   public long size() {
     return file.size();
   }

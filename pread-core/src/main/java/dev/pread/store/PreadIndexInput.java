@@ -14,7 +14,9 @@ import org.apache.lucene.util.BitUtil;
  * cache, or a file read through a block cache), with a heap buffer of its own.
  *
  * <p>Sequential reads are served from the buffer. Refills adapt to the access pattern, like the
- * kernel's readahead: after a jump a refill reads {@value #MIN_REFILL} bytes (or what the read
+ * kernel's readahead: after a jump a refill reads {@link InputSource#minRefill()} bytes ({@value
+ * #MIN_REFILL} from the page cache, where each refill is a system call; less from a block cache,
+ * where it is a copy) or what the read
  * needs), and each refill that continues where the previous physical read ended doubles, up to the
  * buffer size. A random small read so copies little, and sequential decoding makes few syscalls.
  * Reads of at least the buffer size go straight to the caller's array. Positional ({@link
@@ -42,6 +44,9 @@ import org.apache.lucene.util.BitUtil;
 final class PreadIndexInput extends IndexInput implements RandomAccessInput {
   /** Size of the first refill after a jump. */
   static final int MIN_REFILL = 1024;
+
+  /** Smallest first refill after a jump: {@link InputSource#minRefill()}, at most the buffer size. */
+  private final int minRefill;
 
   private final InputSource file;
   /** Absolute file offset of this input's position 0. */
@@ -89,7 +94,8 @@ final class PreadIndexInput extends IndexInput implements RandomAccessInput {
     this.length = length;
     this.bufferSize = bufferSize;
     this.isClone = isClone;
-    this.refillSize = Math.min(MIN_REFILL, bufferSize);
+    this.minRefill = Math.min(file.minRefill(), bufferSize);
+    this.refillSize = minRefill;
   }
 
   int bufferSize() {
@@ -266,7 +272,7 @@ final class PreadIndexInput extends IndexInput implements RandomAccessInput {
   private int refillSizeAt(long position) {
     return position == nextSequential
         ? Math.min(refillSize << 1, bufferSize)
-        : Math.min(MIN_REFILL, bufferSize);
+        : minRefill;
   }
 
   private void readAt(long position, byte[] dst, int offset, int len) throws IOException {
@@ -445,7 +451,7 @@ final class PreadIndexInput extends IndexInput implements RandomAccessInput {
     PreadIndexInput clone = (PreadIndexInput) super.clone();
     clone.isClone = true;
     clone.buffer = null;
-    clone.refillSize = Math.min(MIN_REFILL, bufferSize);
+    clone.refillSize = minRefill;
     clone.nextSequential = -1;
     clone.bufferStart = getFilePointer();
     clone.bufferLength = 0;

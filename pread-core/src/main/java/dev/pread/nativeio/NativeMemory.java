@@ -1,0 +1,66 @@
+package dev.pread.nativeio;
+
+import java.io.UncheckedIOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+
+/**
+ * Anonymous memory mapped with {@code mmap(2)}, for large buffers that should be backed by
+ * transparent huge pages.
+ *
+ * <p>Memory from {@code malloc} (which {@link Arena#allocate} uses) is zeroed at once, so every page
+ * is committed as a 4 KiB page before anyone could ask for huge pages, and large random-access
+ * buffers then pay a TLB miss on almost every access. A mapping from here is aligned to 2 MiB and
+ * advised {@code MADV_HUGEPAGE} before it is touched; the kernel commits memory only as pages are
+ * first written, zero-filled, in 2 MiB pages where it can.
+ *
+ * <p>Thread-safe: stateless.
+ */
+public final class NativeMemory {
+  /** The huge page size on x86_64 and aarch64 with 4 KiB pages. */
+  public static final long HUGE_PAGE = 2L << 20;
+
+  private static final Path ANONYMOUS = Path.of("[anonymous memory]");
+
+  private NativeMemory() {}
+
+  /**
+   * Maps {@code length} bytes of zero-filled memory, 2 MiB-aligned when {@code length} is at least
+   * 2 MiB (else page-aligned), advised for huge pages; it is unmapped when {@code arena} closes.
+   * Nothing is committed until written. If the kernel refuses the huge-page advice (transparent
+   * huge pages disabled), the memory is used with normal pages.
+   *
+   * @throws UncheckedIOException wrapping a {@link NativeIOException} (e.g. ENOMEM) if mmap fails
+   * @throws UnsupportedOperationException if {@link NativeAccess#isAvailable()} is false
+   */
+  public static MemorySegment mapAnonymous(long length, Arena arena) {
+    NativeAccess.ensureAvailable();
+    if (length <= 0) {
+      throw new IllegalArgumentException("length must be positive (got " + length + ")");
+    }
+    boolean huge = length >= HUGE_PAGE;
+    long mapped = huge ? length + HUGE_PAGE : length;
+    try (Arena call = Arena.ofConfined()) {
+      MemorySegment capture = NativeIO.allocateCapture(call);
+      long base = NativeIO.mmapAnonymous(capture, mapped);
+      if (base < 0) {
+        throw new UncheckedIOException(
+            new NativeIOException(ANONYMOUS, "mmap", NativeIOException.NO_OFFSET, -1, (int) -base));
+      }
+      long start = huge ? (base + HUGE_PAGE - 1) & -HUGE_PAGE : base;
+      if (huge) {
+        NativeIO.madvise(capture, start, length, NativeIO.MADV_HUGEPAGE); // a hint: failure is fine
+      }
+      return MemorySegment.ofAddress(start)
+          .reinterpret(
+              length,
+              arena,
+              segment -> {
+                try (Arena unmap = Arena.ofConfined()) {
+                  NativeIO.munmap(NativeIO.allocateCapture(unmap), base, mapped);
+                }
+              });
+    }
+  }
+}
