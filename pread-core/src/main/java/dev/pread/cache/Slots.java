@@ -105,12 +105,14 @@ final class Slots {
       if ((int) (s >>> 32) != generation || (s & LOADING) == 0) {
         return;
       }
-      if (spins < 100) {
+      if (spins < 64) {
         Thread.onSpinWait();
-      } else if (spins < 120) {
+      } else if (spins < 64 + 256) {
+        // A read from the disk takes about 100 µs, and parking sleeps at least the timer slack
+        // (50 µs): yield through the first few hundred µs so a finished load is seen at once.
         Thread.yield();
       } else {
-        LockSupport.parkNanos(20_000L); // a read from the disk takes about 100 µs
+        LockSupport.parkNanos(20_000L);
       }
     }
   }
