@@ -375,15 +375,18 @@ public class TestBlockCache extends LuceneTestCase {
       Content.check("run", seed, pos, b, 0, b.length);
       BlockCacheStats s = cache.stats();
       assertEquals(s.toString(), n, s.misses());
+      assertEquals("blocks a read loaded itself are not hits: " + s, 0, s.hits());
       assertEquals(s.toString(), (long) n * blockSize, s.bytesRead());
       // A read starting and ending inside blocks: the blocks it touches, and only those.
       f.read(pos + (long) n * blockSize + 10, b, 0, 2 * blockSize);
       s = cache.stats();
       assertEquals(s.toString(), n + 3, s.misses());
+      assertEquals(s.toString(), 0, s.hits());
       // Again, all cached: hits only.
       f.read(pos, b, 0, b.length);
       s = cache.stats();
       assertEquals(s.toString(), n + 3, s.misses());
+      assertEquals(s.toString(), n, s.hits());
       assertEquals(s.toString(), (long) (n + 3) * blockSize, s.bytesRead());
       assertEquals(s.toString(), 0, s.evictions());
     }
