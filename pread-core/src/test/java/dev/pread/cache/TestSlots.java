@@ -1,0 +1,159 @@
+package dev.pread.cache;
+
+import dev.pread.nativeio.FaultInjection;
+import dev.pread.nativeio.FaultInjection.Call;
+import dev.pread.nativeio.FaultInjection.Kind;
+import dev.pread.nativeio.NativeIOException;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+import org.apache.lucene.tests.util.LuceneTestCase;
+
+/**
+ * The pinning protocol, step by step on one thread: a pinned or loading slot is never claimed, a
+ * reader holding a stale (slot, generation) can never pin the slot's new contents, and giving up a
+ * claim moves the generation on. Then the same through a cache: eviction passes over a pinned
+ * block, and a failed load leaves its slot free.
+ */
+public class TestSlots extends LuceneTestCase {
+
+  private static int generation(Slots slots, int slot) {
+    return (int) (slots.state(slot) >>> 32);
+  }
+
+  public void testPinClaimPublishAbandon() {
+    Slots slots = new Slots(4, 4096, 1 << 20);
+    try {
+      int g0 = generation(slots, 0);
+      // Claim: the slot is loading at the next generation.
+      long claimed = slots.tryClaim(0);
+      assertEquals(g0 + 1, claimed);
+      int g1 = (int) claimed;
+      assertTrue((slots.state(0) & Slots.LOADING) != 0);
+      assertEquals("a loading slot is not claimed again", -1, slots.tryClaim(0));
+      assertEquals(Slots.BUSY_LOADING, slots.tryPin(0, g1));
+      assertEquals("the old generation is stale", Slots.STALE, slots.tryPin(0, g0));
+      MemorySegment seg = slots.segment(0);
+      assertEquals(4096, seg.byteSize());
+      assertEquals(0, seg.address() % 4096);
+      seg.fill((byte) 1);
+
+      // Publish: readers of this generation pin it.
+      slots.publish(0, g1);
+      assertEquals(Slots.PINNED, slots.tryPin(0, g1));
+      assertEquals(Slots.PINNED, slots.tryPin(0, g1));
+      assertEquals(2, slots.state(0) & Slots.PINS);
+      assertEquals("a pinned slot is never claimed", -1, slots.tryClaim(0));
+      assertEquals(-1, slots.tryClaim(0, g1));
+      slots.unpin(0);
+      assertEquals("still pinned once", -1, slots.tryClaim(0));
+      slots.unpin(0);
+      assertEquals(0, slots.state(0) & (Slots.PINS | Slots.LOADING));
+
+      // A claim conditional on a generation that moved on fails.
+      assertEquals(-1, slots.tryClaim(0, g0));
+      long again = slots.tryClaim(0, g1);
+      assertEquals(g1 + 1, again);
+      int g2 = (int) again;
+      // A stale holder of (0, g1) can never pin the slot's new contents, loading or loaded.
+      assertEquals(Slots.STALE, slots.tryPin(0, g1));
+      slots.publish(0, g2);
+      assertEquals(Slots.STALE, slots.tryPin(0, g1));
+      assertEquals(Slots.PINNED, slots.tryPin(0, g2));
+      slots.unpin(0);
+
+      // Abandon: the generation moves on, nothing is loading, the claim's holders are stale.
+      long g3 = slots.tryClaim(0);
+      assertEquals(g2 + 1, g3);
+      slots.abandon(0, (int) g3);
+      assertEquals(g3 + 1, generation(slots, 0));
+      assertEquals(0, slots.state(0) & (Slots.PINS | Slots.LOADING));
+      assertEquals(Slots.STALE, slots.tryPin(0, (int) g3));
+      assertEquals(Slots.STALE, slots.tryPin(0, g2));
+      // awaitLoaded returns at once for a generation that is gone.
+      slots.awaitLoaded(0, (int) g3);
+      // Other slots are untouched.
+      assertEquals(0, slots.state(1));
+      assertEquals("one chunk holds the four slots", 4L * 4096, slots.allocatedBytes());
+    } finally {
+      slots.close();
+    }
+  }
+
+  /** Table entries carry every int generation, including negative ones after a wrap. */
+  public void testEntryEncoding() {
+    for (int slot : new int[] {0, 1, 7, (1 << 27) - 1}) {
+      for (int g : new int[] {0, 1, -1, Integer.MAX_VALUE, Integer.MIN_VALUE}) {
+        long e = Slots.entry(slot, g);
+        assertTrue("an entry is never 0", e != 0);
+        assertEquals(slot, Slots.slotOf(e));
+        assertEquals(g, Slots.generationOf(e));
+      }
+    }
+  }
+
+  /** Through a cache of two blocks: the hand passes over a block a reader pins. */
+  public void testEvictionSkipsPinnedBlocks() throws IOException {
+    int block = 4096;
+    long seed = random().nextLong();
+    Path p = Content.write(createTempDir(), "f", seed, 10L * block);
+    try (BlockCache cache = BlockCache.builder(2L * block).blockSize(block).build();
+        CachedFile f = cache.open(p)) {
+      byte[] b = new byte[block];
+      f.read(0, b, 0, 1); // slot 0
+      f.read(block, b, 0, 1); // slot 1
+      int g0 = generation(cache.slots, 0);
+      int g1 = generation(cache.slots, 1);
+      assertEquals(Slots.PINNED, cache.slots.tryPin(0, g0));
+      assertEquals(Slots.PINNED, cache.slots.tryPin(1, g1));
+      // Both pinned: a miss reads around the cache, evicts nothing, and returns the right bytes.
+      f.read(2L * block + 10, b, 0, 100);
+      Content.check("with every block pinned", seed, 2L * block + 10, b, 0, 100);
+      BlockCacheStats s = cache.stats();
+      assertEquals(s.toString(), 0, s.evictions());
+      assertEquals(s.toString(), 1, s.readAround());
+      assertEquals(g0, generation(cache.slots, 0));
+      assertEquals(g1, generation(cache.slots, 1));
+      // Unpin slot 1 only: the next miss takes slot 1, never the pinned slot 0.
+      cache.slots.unpin(1);
+      for (int i = 3; i < 8; i++) {
+        f.read((long) i * block, b, 0, block);
+        Content.check("block " + i, seed, (long) i * block, b, 0, block);
+        assertEquals("the pinned slot keeps its generation", g0, generation(cache.slots, 0));
+      }
+      assertEquals(5, cache.stats().evictions());
+      assertEquals("a stale holder of slot 1 cannot pin it", Slots.STALE, cache.slots.tryPin(1, g1));
+      cache.slots.unpin(0);
+      f.read(9L * block, b, 0, block);
+      assertTrue("unpinned, slot 0 can go", generation(cache.slots, 0) != g0 || generation(cache.slots, 1) != g1);
+      Content.check("block 9", seed, 9L * block, b, 0, block);
+    }
+  }
+
+  /** A failed load clears its table entries and frees its slots: nothing stays loading. */
+  public void testFailedLoadFreesItsSlots() throws IOException {
+    int block = 4096;
+    Path dir = createTempDir();
+    long seed = random().nextLong();
+    Path p = Content.write(dir, "f", seed, 10L * block);
+    try (BlockCache cache = BlockCache.builder(4L * block).blockSize(block).build();
+        CachedFile f = cache.open(p);
+        FaultInjection faults = FaultInjection.install(dir)) {
+      byte[] b = new byte[3 * block];
+      faults.failNext(Call.PREAD, Kind.EIO, 1);
+      NativeIOException e = expectThrows(NativeIOException.class, () -> f.read(0, b, 0, b.length));
+      assertTrue(e.getMessage(), e.getMessage().contains(p.toString()) && e.getMessage().contains("offset 0"));
+      BlockCacheStats s = cache.stats();
+      assertEquals(s.toString(), 1, s.loadFailures());
+      assertEquals(s.toString(), 0, s.residentBytes());
+      for (int slot = 0; slot < 3; slot++) {
+        assertEquals(0, cache.slots.state(slot) & (Slots.LOADING | Slots.PINS));
+      }
+      // The same read again succeeds, through the freed slots.
+      f.read(0, b, 0, b.length);
+      Content.check("after the failure", seed, 0, b, 0, b.length);
+      assertEquals(3L * block, cache.stats().residentBytes());
+      assertEquals(0, cache.stats().evictions());
+    }
+  }
+}
