@@ -89,6 +89,13 @@ public final class BlockCache implements Closeable {
   private final boolean directIO;
   private final String name;
   private final Map<Object, FileBlocks> files = new HashMap<>();
+  /**
+   * Files out of {@link #files} whose descriptor is being closed (the close waits for reads into
+   * the cache's memory): {@link #close()} waits for them before freeing that memory. Guarded by
+   * {@link #files}.
+   */
+  private int closing;
+
   private volatile boolean closed;
 
   private BlockCache(Builder b) {
@@ -293,12 +300,21 @@ public final class BlockCache implements Closeable {
         return;
       }
       files.remove(blocks.key);
+      closing++;
     }
     try {
       blocks.file.close(); // waits for reads in flight
     } finally {
-      if (!closed) {
-        policy.invalidate(blocks);
+      try {
+        if (!closed) {
+          policy.invalidate(blocks);
+        }
+      } finally {
+        synchronized (files) {
+          if (--closing == 0) {
+            files.notifyAll();
+          }
+        }
       }
     }
   }
@@ -437,9 +453,31 @@ public final class BlockCache implements Closeable {
         }
       }
     }
+    awaitClosingFiles();
     slots.close();
     if (failure != null) {
       throw failure;
+    }
+  }
+
+  /**
+   * Waits until files whose last handle was closed before this cache have closed their
+   * descriptors: until then a read into the cache's memory may be in flight, and the kernel would
+   * write into it after it is freed (a vectored read holds no reference to the memory it fills).
+   */
+  private void awaitClosingFiles() {
+    boolean interrupted = false;
+    synchronized (files) {
+      while (closing > 0) {
+        try {
+          files.wait();
+        } catch (InterruptedException e) {
+          interrupted = true;
+        }
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
     }
   }
 

@@ -213,4 +213,78 @@ public class TestBlockCacheConcurrency extends LuceneTestCase {
     assertTrue(stats.toString(), stats.evictions() > 0);
     assertTrue(reads.get() > 0);
   }
+
+  /**
+   * A file's last handle is closed while a read into the cache's memory is in flight (the close
+   * waits for it), and meanwhile the cache is closed. The cache must not free its memory before the
+   * read has returned: the kernel would write into freed memory.
+   */
+  public void testCacheCloseWaitsForReadsOfClosingFiles() throws Exception {
+    int block = 4096;
+    Path dir = createTempDir();
+    Path p = Content.write(dir, "f", 9, 8L * block);
+    BlockCache cache = BlockCache.builder(8L * block).blockSize(block).build();
+    CachedFile f = cache.open(p);
+    CountDownLatch entered = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    AtomicReference<Throwable> readFailure = new AtomicReference<>();
+    AtomicReference<Throwable> closeFailure = new AtomicReference<>();
+    try (FaultInjection faults = FaultInjection.install(dir)) {
+      faults.setListener(fault -> {
+        if (Thread.currentThread().getName().equals("reader")) {
+          entered.countDown();
+          try {
+            release.await();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        }
+      });
+      // An EINTR (retried) holds the reader inside its read, its iovec already pointing into the cache.
+      faults.failNext(Call.PREAD, Kind.EINTR, 1);
+      Thread reader = new Thread(() -> {
+        try {
+          f.read(0, new byte[block], 0, block);
+        } catch (Throwable t) {
+          readFailure.set(t);
+        }
+      }, "reader");
+      reader.start();
+      entered.await();
+      Thread fileCloser = new Thread(() -> {
+        try {
+          f.close();
+        } catch (Throwable t) {
+          closeFailure.set(t);
+        }
+      }, "file-closer");
+      fileCloser.start();
+      while (cache.openFiles() != 0) {
+        Thread.onSpinWait(); // the file is out of the cache's registry; its close waits for the reader
+      }
+      Thread cacheCloser = new Thread(() -> {
+        try {
+          cache.close();
+        } catch (Throwable t) {
+          closeFailure.set(t);
+        }
+      }, "cache-closer");
+      cacheCloser.start();
+      Content.awaitParked(cacheCloser);
+      boolean closedUnderTheRead = !cacheCloser.isAlive();
+      // Let the reader go; make its read fail rather than write into memory that may be freed.
+      faults.failNext(Call.PREAD, Kind.EIO, 1);
+      release.countDown();
+      reader.join();
+      fileCloser.join();
+      cacheCloser.join();
+      assertFalse("cache.close() returned, freeing the cache's memory, while a read into it was in flight", closedUnderTheRead);
+      assertNull(closeFailure.get());
+      assertNotNull("the read was made to fail", readFailure.get());
+      assertTrue(cache.isClosed());
+    } finally {
+      release.countDown();
+      cache.close();
+    }
+  }
 }
