@@ -108,6 +108,24 @@ final class Content {
     }
   }
 
+  /** This process's open descriptors whose target lies under {@code dir}. */
+  static long descriptorsUnder(Path dir) throws IOException {
+    Path real = Unwrappable.unwrapAll(dir).toAbsolutePath();
+    long n = 0;
+    try (java.util.stream.Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
+      for (Path fd : (Iterable<Path>) fds::iterator) {
+        try {
+          if (Files.readSymbolicLink(fd).startsWith(real)) {
+            n++;
+          }
+        } catch (IOException e) {
+          // closed while listed
+        }
+      }
+    }
+    return n;
+  }
+
   /** Live threads of the cache's prefetch pools. */
   static List<Thread> prefetchThreads() {
     return Thread.getAllStackTraces().keySet().stream()
