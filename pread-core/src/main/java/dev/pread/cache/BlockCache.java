@@ -228,28 +228,40 @@ public final class BlockCache implements Closeable {
     ensureOpen();
     NativeFile file = openFile(path);
     Object key = file.inode() < 0 ? new Object() : new FileKey(file.device(), file.inode(), file.size());
-    boolean shared = false;
+    CachedFile shared;
     try {
       synchronized (files) {
         ensureOpen();
         FileBlocks blocks = files.get(key);
-        if (blocks != null) {
-          blocks.references++;
-          shared = true;
+        if (blocks == null) {
+          blocks = new FileBlocks(this, file, key);
+          files.put(key, blocks);
           return new CachedFile(blocks, insert);
         }
-        blocks = new FileBlocks(this, file, key);
-        files.put(key, blocks);
-        return new CachedFile(blocks, insert);
+        blocks.references++;
+        shared = new CachedFile(blocks, insert);
       }
     } catch (RuntimeException e) {
-      shared = true; // close the descriptor below
-      throw e;
-    } finally {
-      if (shared) {
+      try {
         file.close();
+      } catch (IOException | RuntimeException suppressed) {
+        e.addSuppressed(suppressed);
       }
+      throw e;
     }
+    // The file is open already: read through its descriptor and close this one. If that close
+    // fails, the open fails, and must not keep the reference it took.
+    try {
+      file.close();
+    } catch (IOException | RuntimeException e) {
+      try {
+        shared.close();
+      } catch (IOException | RuntimeException suppressed) {
+        e.addSuppressed(suppressed);
+      }
+      throw e;
+    }
+    return shared;
   }
 
   private record FileKey(long device, long inode, long size) {}

@@ -6,6 +6,8 @@ import dev.pread.nativeio.FaultInjection.Kind;
 import dev.pread.nativeio.NativeIOException;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Random;
 import org.apache.lucene.tests.util.LuceneTestCase;
 import org.apache.lucene.tests.util.TestUtil;
@@ -96,6 +98,38 @@ public class TestBlockCacheFaults extends LuceneTestCase {
       assertEquals(4, cache.stats().loadFailures());
     }
     assertEquals(0, Content.descriptorsUnder(dir));
+  }
+
+  /** Open: errors in open, statx and close (of the duplicate descriptor a second open makes). */
+  public void testFailedOpensLeaveNothingOpen() throws IOException {
+    Path dir = createTempDir();
+    Path p = Content.write(dir, "f", 1, 5L * 4096);
+    try (BlockCache cache = BlockCache.builder(1 << 20).blockSize(4096).build();
+        FaultInjection faults = FaultInjection.install(dir)) {
+      faults.failNext(Call.OPEN, Kind.EMFILE, 1);
+      NativeIOException e = expectThrows(NativeIOException.class, () -> cache.open(p));
+      assertTrue(e.getMessage(), e.getMessage().contains(p.toString()) && e.getMessage().contains("EMFILE"));
+      faults.failNext(Call.STATX, Kind.EIO, 1);
+      expectThrows(NativeIOException.class, () -> cache.open(p));
+      assertEquals(0, cache.openFiles());
+      assertEquals(0, Content.descriptorsUnder(dir));
+
+      List<CachedFile> open = new ArrayList<>();
+      open.add(cache.open(p));
+      // A second open of the same file shares the first's descriptor and closes its own; that close fails.
+      faults.failNext(Call.CLOSE, Kind.EIO, 1);
+      try {
+        open.add(cache.open(p));
+      } catch (NativeIOException expected) {
+        assertTrue(expected.getMessage(), expected.getMessage().contains("close failed"));
+      }
+      assertEquals(1, cache.openFiles());
+      for (CachedFile c : open) {
+        c.close();
+      }
+      assertEquals("every handle closed: the file must be gone from the cache", 0, cache.openFiles());
+      assertEquals(0, Content.descriptorsUnder(dir));
+    }
   }
 
   /** A failed close of the last handle still frees the file: no descriptor, no registration. */
