@@ -69,7 +69,8 @@ public final class BlockCache implements Closeable {
   public static final int DEFAULT_MAX_PREFETCH_BLOCKS = 64;
 
   private static final System.Logger LOG = System.getLogger(BlockCache.class.getName());
-  private static final AtomicBoolean BUFFERED_LOGGED = new AtomicBoolean();
+  /** Set once the buffered-read fallback has been logged; package-private so tests can reset it. */
+  static final AtomicBoolean BUFFERED_LOGGED = new AtomicBoolean();
   private static final AtomicInteger IDS = new AtomicInteger();
   private static final Set<BlockCache> OPEN = ConcurrentHashMap.newKeySet();
 
