@@ -2,6 +2,7 @@ package dev.pread.cache;
 
 import java.io.EOFException;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -431,6 +432,37 @@ public class TestBlockCache extends LuceneTestCase {
       assertEquals(0, s.readAround());
       assertEquals(0, s.prefetchSubmitted());
       assertEquals(0, s.loadFailures());
+    }
+  }
+
+  /** A hit takes no lock and allocates nothing: reads of cached blocks allocate no byte. */
+  public void testHitsAllocateNothing() throws IOException {
+    com.sun.management.ThreadMXBean bean = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    assumeTrue("per-thread allocation counting is not available",
+        bean.isThreadAllocatedMemorySupported() && bean.isThreadAllocatedMemoryEnabled());
+    int blockSize = 4096;
+    long seed = random().nextLong();
+    Path p = Content.write(createTempDir(), "f", seed, 8L * blockSize);
+    try (BlockCache cache = BlockCache.builder(16L * blockSize).blockSize(blockSize).build();
+        CachedFile f = cache.open(p)) {
+      byte[] all = new byte[8 * blockSize];
+      f.read(0, all, 0, all.length); // everything cached
+      int[] positions = new int[1024];
+      for (int i = 0; i < positions.length; i++) {
+        positions[i] = random().nextInt(8 * blockSize - 300);
+      }
+      byte[] b = new byte[300];
+      for (int i = 0; i < 50_000; i++) { // warm up (and let the JIT compile the path)
+        f.read(positions[i & 1023], b, 0, 1 + (i % 300));
+      }
+      long before = bean.getCurrentThreadAllocatedBytes();
+      for (int i = 0; i < 20_000; i++) {
+        f.read(positions[i & 1023], b, 0, 1 + (i % 300)); // one or two blocks, all hits
+      }
+      long allocated = bean.getCurrentThreadAllocatedBytes() - before;
+      assertTrue("20,000 hits allocated " + allocated + " bytes", allocated < 1024);
+      assertEquals(8, cache.stats().misses());
+      Content.check("last hit", seed, positions[19_999 & 1023], b, 0, 1 + (19_999 % 300));
     }
   }
 }
