@@ -60,9 +60,11 @@ public class TestConcurrencyStress extends LuceneTestCase {
     assertEquals("descriptors left under the directory", f.fdsUnderBefore, f.fdsUnderAfter);
     assertEquals("native buffers", f.buffersBefore, f.buffersAfter);
     assertEquals("native buffer bytes", f.bufferBytesBefore, f.bufferBytesAfter);
+    // Reads through a cache of a few blocks go to the disk (O_DIRECT): far fewer than through the
+    // page cache, so the bars are lower than the other tests'.
     assertTrue(f.toString(), f.reads.get() > 1_000);
-    assertTrue("inputs must be closed under readers", f.closesUnderReaders.get() > 10);
-    assertTrue("the tiny cache must evict: " + f.cacheStats, f.cacheStats.evictions() > 1_000);
+    assertTrue("inputs must be closed under readers", f.closesUnderReaders.get() > 2);
+    assertTrue("the tiny cache must evict: " + f.cacheStats, f.cacheStats.evictions() > 100);
     assertTrue("merge inputs read around the cache: " + f.cacheStats, f.cacheStats.readAround() > 0);
     assertTrue(f.cacheStats.toString(), f.cacheStats.allocatedBytes() <= c.cacheBytes);
   }
