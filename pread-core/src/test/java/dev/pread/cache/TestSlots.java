@@ -6,7 +6,14 @@ import dev.pread.nativeio.FaultInjection.Kind;
 import dev.pread.nativeio.NativeIOException;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.lucene.tests.util.LuceneTestCase;
 
 /**
@@ -77,6 +84,123 @@ public class TestSlots extends LuceneTestCase {
       assertEquals("one chunk holds the four slots", 4L * 4096, slots.allocatedBytes());
     } finally {
       slots.close();
+    }
+  }
+
+  /**
+   * The protocol under real concurrency, with its windows made wide: readers take a table entry,
+   * yield, pin, check that the block holds what that generation stored, yield, check again and
+   * unpin; claimers take unpinned blocks, yield in the middle of storing new contents, then publish
+   * (or abandon) them. Every store writes the generation into the whole block, so a reader that
+   * pinned a block a claimer then overwrote, or pinned a stale generation, sees another number.
+   */
+  public void testPinningStress() throws Exception {
+    int count = 1 + random().nextInt(4);
+    int words = 512;
+    Slots slots = new Slots(count, 4096, 1 << 20);
+    AtomicLongArray table = new AtomicLongArray(count); // slot -> entry of its latest publish
+    try {
+      for (int slot = 0; slot < count; slot++) {
+        int g = (int) slots.tryClaim(slot);
+        store(slots, slot, g, words, null);
+        slots.publish(slot, g);
+        table.set(slot, Slots.entry(slot, g));
+      }
+      AtomicLong pinned = new AtomicLong(), stale = new AtomicLong(), busy = new AtomicLong();
+      AtomicLong claims = new AtomicLong(), wrong = new AtomicLong();
+      AtomicReference<String> firstWrong = new AtomicReference<>();
+      AtomicReference<Throwable> failure = new AtomicReference<>();
+      int iterations = atLeast(20_000);
+      List<Thread> threads = new ArrayList<>();
+      for (int t = 0; t < 3; t++) {
+        long seed = random().nextLong();
+        threads.add(new Thread(() -> {
+          Random r = new Random(seed);
+          try {
+            for (int i = 0; i < iterations; i++) {
+              long e = table.get(r.nextInt(count));
+              if (r.nextBoolean()) {
+                Thread.yield(); // a reader stalled between the table and the pin
+              }
+              int slot = Slots.slotOf(e), g = Slots.generationOf(e);
+              int outcome = slots.tryPin(slot, g);
+              if (outcome == Slots.PINNED) {
+                try {
+                  for (int pass = 0; pass < 2; pass++) {
+                    for (int w : new int[] {0, words / 2, words - 1}) {
+                      long v = slots.chunkOf(slot).getAtIndex(ValueLayout.JAVA_LONG, slots.offsetInChunk(slot) / 8 + w);
+                      if (v != g && wrong.incrementAndGet() == 1) {
+                        firstWrong.set("slot " + slot + " pinned at generation " + g + " holds " + v);
+                      }
+                    }
+                    Thread.yield(); // a reader stalled in the middle of its copy
+                  }
+                } finally {
+                  slots.unpin(slot);
+                }
+                pinned.incrementAndGet();
+              } else if (outcome == Slots.STALE) {
+                stale.incrementAndGet();
+              } else {
+                busy.incrementAndGet(); // loading: move on (no wait, so that a broken protocol fails, not hangs)
+              }
+            }
+          } catch (Throwable x) {
+            failure.compareAndSet(null, x);
+          }
+        }, "pin-reader-" + t));
+      }
+      for (int t = 0; t < 2; t++) {
+        long seed = random().nextLong();
+        threads.add(new Thread(() -> {
+          Random r = new Random(seed);
+          try {
+            for (int i = 0; i < iterations; i++) {
+              int slot = r.nextInt(count);
+              long claimed = slots.tryClaim(slot);
+              if (claimed < 0) {
+                Thread.yield();
+                continue;
+              }
+              int g = (int) claimed;
+              claims.incrementAndGet();
+              store(slots, slot, g, words, r);
+              if (r.nextInt(10) == 0) {
+                slots.abandon(slot, g); // the table keeps the entry before: now stale
+              } else {
+                slots.publish(slot, g);
+                table.set(slot, Slots.entry(slot, g));
+              }
+            }
+          } catch (Throwable x) {
+            failure.compareAndSet(null, x);
+          }
+        }, "claimer-" + t));
+      }
+      threads.forEach(Thread::start);
+      for (Thread t : threads) {
+        t.join();
+      }
+      assertNull(failure.get());
+      String figures = pinned + " pins, " + stale + " stale, " + busy + " loading, " + claims + " claims";
+      assertEquals("wrong values (" + figures + "); first: " + firstWrong.get(), 0, wrong.get());
+      assertTrue(figures, pinned.get() > 0 && claims.get() > 0);
+      for (int slot = 0; slot < count; slot++) {
+        assertEquals("no pin left", 0, slots.state(slot) & Slots.PINS);
+      }
+    } finally {
+      slots.close();
+    }
+  }
+
+  /** Writes the generation into every word of the block, yielding half way if {@code r} says so. */
+  private static void store(Slots slots, int slot, int g, int words, Random r) {
+    MemorySegment seg = slots.segment(slot);
+    for (int w = 0; w < words; w++) {
+      seg.setAtIndex(ValueLayout.JAVA_LONG, w, g);
+      if (w == words / 2 && r != null && r.nextBoolean()) {
+        Thread.yield();
+      }
     }
   }
 
