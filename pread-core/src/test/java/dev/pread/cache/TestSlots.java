@@ -254,6 +254,44 @@ public class TestSlots extends LuceneTestCase {
     }
   }
 
+  /**
+   * Closing a file frees its blocks for reuse, except a block a reader still pins: that one keeps
+   * its contents until unpinned, and is then reused like any other.
+   */
+  public void testCloseLeavesPinnedBlocksAlone() throws IOException {
+    int block = 4096;
+    Path dir = createTempDir();
+    long seedA = random().nextLong(), seedB = random().nextLong();
+    Path a = Content.write(dir, "a", seedA, 4L * block);
+    Path b = Content.write(dir, "b", seedB, 8L * block);
+    try (BlockCache cache = BlockCache.builder(2L * block).blockSize(block).build()) {
+      CachedFile fa = cache.open(a);
+      byte[] buf = new byte[block];
+      fa.read(0, buf, 0, 1); // block 0 of a in slot 0
+      fa.read(block, buf, 0, 1); // block 1 of a in slot 1
+      int g0 = generation(cache.slots, 0);
+      assertEquals(Slots.PINNED, cache.slots.tryPin(0, g0)); // a reader holds slot 0
+      fa.close();
+      assertEquals("the unpinned block is freed, the pinned one kept", (long) block, cache.stats().residentBytes());
+      try (CachedFile fb = cache.open(b)) {
+        for (int i = 0; i < 8; i++) {
+          fb.read((long) i * block, buf, 0, block);
+          Content.check("b block " + i, seedB, (long) i * block, buf, 0, block);
+          assertEquals("the pinned slot is not reused", g0, generation(cache.slots, 0));
+        }
+        byte[] held = new byte[block];
+        MemorySegment.copy(cache.slots.chunkOf(0), ValueLayout.JAVA_BYTE, cache.slots.offsetInChunk(0), held, 0, block);
+        Content.check("the pinned block's memory", seedA, 0, held, 0, block);
+        cache.slots.unpin(0);
+        for (int i = 0; i < 8; i++) {
+          fb.read((long) i * block, buf, 0, block);
+          Content.check("b block " + i + " again", seedB, (long) i * block, buf, 0, block);
+        }
+        assertTrue("once unpinned, the slot is reused", generation(cache.slots, 0) != g0);
+      }
+    }
+  }
+
   /** A failed load clears its table entries and frees its slots: nothing stays loading. */
   public void testFailedLoadFreesItsSlots() throws IOException {
     int block = 4096;
