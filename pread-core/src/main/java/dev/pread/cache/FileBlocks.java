@@ -336,6 +336,7 @@ final class FileBlocks {
             try {
               if (cache.isClosed()) {
                 abandon(start, n, slotsOut, generations); // closing: do not start reads
+                counters.prefetchDropped.add(n);
               } else {
                 finishLoad(start, n, slotsOut, generations, PREFETCH);
               }

@@ -222,7 +222,10 @@ public class TestPrefetch extends LuceneTestCase {
       closer.join();
       assertNull(failure.get());
       assertEquals("prefetch threads alive after close", List.of(), Content.prefetchThreads());
-      assertEquals(0, cache.stats().prefetchInFlight());
+      BlockCacheStats s = cache.stats();
+      assertEquals(s.toString(), 0, s.prefetchInFlight());
+      assertEquals("the loads queued behind the held one never ran: " + s, 99, s.prefetchDropped());
+      assertEquals(s.toString(), BLOCK, s.bytesRead());
       assertTrue(f.isClosed());
     } finally {
       cache.close();
