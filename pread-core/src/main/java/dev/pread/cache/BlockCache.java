@@ -72,7 +72,8 @@ public final class BlockCache implements Closeable {
   private static final long CHUNK_BYTES = 32L << 20;
 
   private static final System.Logger LOG = System.getLogger(BlockCache.class.getName());
-  private static final AtomicBoolean BUFFERED_LOGGED = new AtomicBoolean();
+  /** Set once the buffered-read fallback has been logged; package-private so tests can reset it. */
+  static final AtomicBoolean BUFFERED_LOGGED = new AtomicBoolean();
   private static final AtomicInteger IDS = new AtomicInteger();
   private static final Set<BlockCache> OPEN = ConcurrentHashMap.newKeySet();
 
@@ -92,6 +93,13 @@ public final class BlockCache implements Closeable {
   private final boolean directIO;
   private final String name;
   private final Map<Object, FileBlocks> files = new HashMap<>();
+  /**
+   * Files out of {@link #files} whose descriptor is being closed (the close waits for reads into
+   * the cache's memory): {@link #close()} waits for them before freeing that memory. Guarded by
+   * {@link #files}.
+   */
+  private int closing;
+
   private volatile boolean closed;
 
   private BlockCache(Builder b) {
@@ -224,28 +232,40 @@ public final class BlockCache implements Closeable {
     ensureOpen();
     NativeFile file = openFile(path);
     Object key = file.inode() < 0 ? new Object() : new FileKey(file.device(), file.inode(), file.size());
-    boolean shared = false;
+    CachedFile shared;
     try {
       synchronized (files) {
         ensureOpen();
         FileBlocks blocks = files.get(key);
-        if (blocks != null) {
-          blocks.references++;
-          shared = true;
+        if (blocks == null) {
+          blocks = new FileBlocks(this, file, key);
+          files.put(key, blocks);
           return new CachedFile(blocks, insert);
         }
-        blocks = new FileBlocks(this, file, key);
-        files.put(key, blocks);
-        return new CachedFile(blocks, insert);
+        blocks.references++;
+        shared = new CachedFile(blocks, insert);
       }
     } catch (RuntimeException e) {
-      shared = true; // close the descriptor below
-      throw e;
-    } finally {
-      if (shared) {
+      try {
         file.close();
+      } catch (IOException | RuntimeException suppressed) {
+        e.addSuppressed(suppressed);
       }
+      throw e;
     }
+    // The file is open already: read through its descriptor and close this one. If that close
+    // fails, the open fails, and must not keep the reference it took.
+    try {
+      file.close();
+    } catch (IOException | RuntimeException e) {
+      try {
+        shared.close();
+      } catch (IOException | RuntimeException suppressed) {
+        e.addSuppressed(suppressed);
+      }
+      throw e;
+    }
+    return shared;
   }
 
   private record FileKey(long device, long inode, long size) {}
@@ -296,12 +316,21 @@ public final class BlockCache implements Closeable {
         return;
       }
       files.remove(blocks.key);
+      closing++;
     }
     try {
       blocks.file.close(); // waits for reads in flight
     } finally {
-      if (!closed) {
-        policy.invalidate(blocks);
+      try {
+        if (!closed) {
+          policy.invalidate(blocks);
+        }
+      } finally {
+        synchronized (files) {
+          if (--closing == 0) {
+            files.notifyAll();
+          }
+        }
       }
     }
   }
@@ -440,9 +469,31 @@ public final class BlockCache implements Closeable {
         }
       }
     }
+    awaitClosingFiles();
     slots.close();
     if (failure != null) {
       throw failure;
+    }
+  }
+
+  /**
+   * Waits until files whose last handle was closed before this cache have closed their
+   * descriptors: until then a read into the cache's memory may be in flight, and the kernel would
+   * write into it after it is freed (a vectored read holds no reference to the memory it fills).
+   */
+  private void awaitClosingFiles() {
+    boolean interrupted = false;
+    synchronized (files) {
+      while (closing > 0) {
+        try {
+          files.wait();
+        } catch (InterruptedException e) {
+          interrupted = true;
+        }
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
     }
   }
 

@@ -99,13 +99,21 @@ final class FileBlocks {
     }
     int n = (int) Math.min(max, size - position);
     int lastBlock = n == 0 ? 0 : (int) ((position + n - 1) >>> blockShift);
+    // Blocks up to here were read from storage by this call (counted as misses): not hits.
+    int loadedThrough = -1;
     int done = 0;
     while (done < n) {
       long p = position + done;
       int block = (int) (p >>> blockShift);
       int inBlock = (int) (p & (blockSize - 1));
       int len = Math.min(n - done, blockSize - inBlock);
-      done += copyBlock(block, inBlock, dst, offset + done, len, lastBlock, insert, n - done);
+      if (insert && block > loadedThrough && entry(block) == 0) {
+        int loaded = load(block, lastBlock);
+        if (loaded > 0) {
+          loadedThrough = block + loaded - 1;
+        }
+      }
+      done += copyBlock(block, inBlock, dst, offset + done, len, lastBlock, insert, n - done, block <= loadedThrough);
     }
     return n;
   }
@@ -114,23 +122,25 @@ final class FileBlocks {
    * Copies bytes of {@code block} from {@code inBlock} on (or, reading around the cache, of the run
    * of missing blocks that starts there).
    *
+   * @param loaded true if this read loaded the block (it is then no hit)
    * @return bytes copied: {@code len}, or up to {@code remaining} when reading around
    */
   private int copyBlock(
-      int block, int inBlock, byte[] dst, int offset, int len, int lastBlock, boolean insert, int remaining)
+      int block, int inBlock, byte[] dst, int offset, int len, int lastBlock, boolean insert, int remaining,
+      boolean loaded)
       throws IOException {
-    boolean loadedHere = false;
+    boolean loadedHere = loaded;
     while (true) {
       long e = entry(block);
       if (e == 0) {
         if (!insert) {
           return readAround(block, inBlock, dst, offset, remaining, lastBlock);
         }
-        int loaded = load(block, lastBlock);
-        if (loaded < 0) {
+        int count = load(block, lastBlock);
+        if (count < 0) {
           return readAround(block, inBlock, dst, offset, len, block); // every slot busy
         }
-        loadedHere |= loaded > 0;
+        loadedHere |= count > 0;
         continue;
       }
       int slot = Slots.slotOf(e);
@@ -326,6 +336,7 @@ final class FileBlocks {
             try {
               if (cache.isClosed()) {
                 abandon(start, n, slotsOut, generations); // closing: do not start reads
+                counters.prefetchDropped.add(n);
               } else {
                 finishLoad(start, n, slotsOut, generations, PREFETCH);
               }

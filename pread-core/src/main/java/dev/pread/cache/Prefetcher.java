@@ -1,5 +1,7 @@
 package dev.pread.cache;
 
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ForkJoinWorkerThread;
 import java.util.concurrent.RejectedExecutionException;
@@ -20,6 +22,8 @@ final class Prefetcher {
   private final int threads;
   private final int maxInFlight;
   private final AtomicInteger inFlight = new AtomicInteger();
+  /** The pool's threads, so that close can wait for them to end (ended ones are pruned). */
+  private final Set<Thread> workers = ConcurrentHashMap.newKeySet();
   private volatile ForkJoinPool pool;
   private volatile boolean closed;
 
@@ -78,6 +82,8 @@ final class Prefetcher {
                 ForkJoinWorkerThread t = ForkJoinPool.defaultForkJoinWorkerThreadFactory.newThread(p);
                 t.setName("pread-cache-prefetch-" + t.getPoolIndex());
                 t.setDaemon(true);
+                workers.removeIf(w -> w.getState() == Thread.State.TERMINATED);
+                workers.add(t);
                 return t;
               },
               null,
@@ -86,7 +92,11 @@ final class Prefetcher {
     return pool;
   }
 
-  /** Stops taking tasks, lets queued ones run (they see the cache closed and give up), and waits. */
+  /**
+   * Stops taking tasks, lets queued ones run (they see the cache closed and give up), and waits
+   * until the pool's threads have ended. (The pool counts as terminated once its last worker has
+   * deregistered, while that thread is still running: it is joined as well.)
+   */
   void close() {
     ForkJoinPool p;
     synchronized (this) {
@@ -107,6 +117,17 @@ final class Prefetcher {
         interrupted = true;
       }
     }
+    for (Thread t : workers) {
+      while (true) {
+        try {
+          t.join();
+          break;
+        } catch (InterruptedException e) {
+          interrupted = true;
+        }
+      }
+    }
+    workers.clear();
     if (interrupted) {
       Thread.currentThread().interrupt();
     }

@@ -200,8 +200,11 @@ final class Slots {
   }
 
   /**
-   * Frees the memory. Accesses racing with this fail with {@link IllegalStateException}; a read
-   * into a block that is in flight keeps the memory alive until it returns, so this waits.
+   * Frees the memory. Accesses racing with this fail with {@link IllegalStateException}; a call
+   * given a block's segment directly keeps the memory alive until it returns, so this waits. A
+   * vectored read ({@code preadv}) reaches blocks through raw addresses and keeps nothing alive:
+   * the caller must make sure none is in flight ({@link BlockCache#close()} closes, and waits for,
+   * every file first).
    */
   void close() {
     for (int spins = 0; ; spins++) {

@@ -269,10 +269,10 @@ public final class NativeFile implements Closeable {
           long n;
           if (fault < 0) {
             n = fault;
-          } else if (fault > 0 && fault < want) {
+          } else if (fault > 0 && fault < want && shortReadLength(fault, segmentAt(dsts, count, done)) > 0) {
             // a test asks for a short read: read only the first fault bytes, through pread
             MemorySegment first = segmentAt(dsts, count, done);
-            n = NativeIO.pread(scratch.capture, fd, first, Math.min(fault, first.byteSize()), position + done);
+            n = NativeIO.pread(scratch.capture, fd, first, shortReadLength(fault, first), position + done);
           } else {
             n = NativeIO.preadv(scratch.capture, fd, scratch.aux, iovcnt, position + done);
           }
@@ -291,6 +291,20 @@ public final class NativeFile implements Closeable {
     } finally {
       guard.exit(cell);
     }
+  }
+
+  /**
+   * The length of an injected short read into {@code first}: at most {@code fault} bytes, and on an
+   * O_DIRECT file a whole number of 4096-byte units (as the kernel's own short reads are, short of
+   * end of file), since an unaligned O_DIRECT read fails with EINVAL. 0 for no short read.
+   */
+  private long shortReadLength(long fault, MemorySegment first) {
+    long n = Math.min(fault, first.byteSize());
+    if (direct) {
+      long align = Math.max(4096, stat.directOffsetAlignment());
+      n -= n % align;
+    }
+    return n;
   }
 
   /** Writes iovecs for the bytes of {@code dsts} from {@code skip} on; returns how many. */

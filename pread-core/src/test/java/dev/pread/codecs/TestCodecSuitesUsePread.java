@@ -1,5 +1,7 @@
 package dev.pread.codecs;
 
+import dev.pread.cache.BlockCache;
+import dev.pread.store.CachedPreadDirectory;
 import dev.pread.store.PreadDirectory;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FilterDirectory;
@@ -7,24 +9,39 @@ import org.apache.lucene.tests.util.LuceneTestCase;
 
 /**
  * Guards the codec suites' premise: with the build's {@code tests.directory}, Lucene's {@code
- * newDirectory()} and {@code newFSDirectory()} hand out PreadDirectory reading natively.
+ * newDirectory()} and {@code newFSDirectory()} hand out that directory, reading natively:
+ * PreadDirectory in the first run of the suites, CachedPreadDirectory (through its block cache, of
+ * the size {@code dev.pread.cache.bytes} names) in the second (see pread-core/pom.xml).
  */
 public class TestCodecSuitesUsePread extends LuceneTestCase {
-  public void testNewDirectoryIsPread() throws Exception {
-    assertEquals(PreadDirectory.class.getName(), System.getProperty("tests.directory"));
+  private static final String PREAD = PreadDirectory.class.getName();
+  private static final String CACHED = CachedPreadDirectory.class.getName();
+
+  public void testNewDirectoryIsOurs() throws Exception {
+    String name = System.getProperty("tests.directory");
+    assertTrue("tests.directory=" + name + " is neither " + PREAD + " nor " + CACHED, PREAD.equals(name) || CACHED.equals(name));
     for (int i = 0; i < 20; i++) {
       try (Directory dir = newDirectory()) {
-        assertNative(dir);
+        assertOurs(dir, name);
       }
       try (Directory dir = newFSDirectory(createTempDir())) {
-        assertNative(dir);
+        assertOurs(dir, name);
       }
     }
   }
 
-  private static void assertNative(Directory dir) {
+  private static void assertOurs(Directory dir, String name) {
     Directory unwrapped = FilterDirectory.unwrap(dir);
-    assertTrue(unwrapped.toString(), unwrapped instanceof PreadDirectory);
-    assertTrue(((PreadDirectory) unwrapped).isNativePread());
+    assertEquals(unwrapped.toString(), name, unwrapped.getClass().getName());
+    if (unwrapped instanceof PreadDirectory pread) {
+      assertTrue(pread.isNativePread());
+    } else {
+      CachedPreadDirectory cached = (CachedPreadDirectory) unwrapped;
+      assertTrue(cached.isCached());
+      BlockCache cache = cached.getCache();
+      String bytes = System.getProperty(CachedPreadDirectory.CACHE_BYTES_PROPERTY);
+      long expected = bytes == null ? CachedPreadDirectory.DEFAULT_CACHE_BYTES : Long.parseLong(bytes);
+      assertEquals(expected, cache.budgetBytes());
+    }
   }
 }

@@ -49,7 +49,9 @@ public final class FaultInjection implements AutoCloseable {
     EAGAIN(Errno.EAGAIN),
     ENOMEM(Errno.ENOMEM),
     EBADF(Errno.EBADF),
-    EMFILE(Errno.EMFILE);
+    EMFILE(Errno.EMFILE),
+    /** What open(O_DIRECT) fails with on a file system that refuses direct I/O. */
+    EINVAL(Errno.EINVAL);
 
     /** The errno the call fails with; 0 for a short read. */
     public final int errno;

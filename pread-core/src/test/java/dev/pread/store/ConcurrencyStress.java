@@ -1,5 +1,6 @@
 package dev.pread.store;
 
+import dev.pread.cache.BlockCache;
 import dev.pread.nativeio.FaultInjection;
 import dev.pread.nativeio.FaultInjection.Call;
 import dev.pread.nativeio.FaultInjection.Kind;
@@ -15,6 +16,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.apache.lucene.store.AlreadyClosedException;
+import org.apache.lucene.store.FSDirectory;
 import org.apache.lucene.store.FSLockFactory;
 import org.apache.lucene.store.IOContext;
 import org.apache.lucene.store.IndexInput;
@@ -30,6 +32,10 @@ import org.apache.lucene.util.Unwrappable;
  * again; readers also open private inputs. Optionally an interrupter interrupts every reader
  * continuously, and EINTR and short reads are injected. Afterwards no descriptor may be left under
  * the directory and the native buffer counters must be back where they started.
+ *
+ * <p>With {@link Config#cacheBytes} set, the directory is a {@link CachedPreadDirectory} reading
+ * through a shared {@link BlockCache} of that size (a few blocks: every read evicts), some inputs
+ * open for merging (reading around the cache), and readers prefetch.
  */
 final class ConcurrencyStress {
   /** What to run. */
@@ -42,6 +48,10 @@ final class ConcurrencyStress {
     boolean interrupts;
     /** Injects EINTR and short reads into pread, open, statx and close (needs the directory to itself). */
     boolean transparentFaults;
+    /** Above 0: read through a block cache of this many bytes (CachedPreadDirectory). */
+    long cacheBytes;
+    /** Block size of that cache. */
+    int cacheBlockSize = BlockCache.DEFAULT_BLOCK_SIZE;
   }
 
   /** What happened. */
@@ -66,6 +76,8 @@ final class ConcurrencyStress {
     long bufferBytesBefore;
     long bufferBytesAfter;
     String firstWrong;
+    /** The block cache's statistics at the end, or null without a cache. */
+    dev.pread.cache.BlockCacheStats cacheStats;
 
     @Override
     public String toString() {
@@ -78,7 +90,8 @@ final class ConcurrencyStress {
           millis / 1000.0, reads.get(), bytesVerified.get(), wrong.get(), closesUnderReaders.get(),
           churnOpens.get(), privateOpens.get(), alreadyClosedSeen.get(), interrupts.get(), faults,
           fdsUnderBefore, fdsUnderAfter, fdsTotalBefore, fdsTotalAfter, buffersBefore, buffersAfter,
-          bufferBytesBefore, bufferBytesAfter);
+          bufferBytesBefore, bufferBytesAfter)
+          + (cacheStats == null ? "" : "; cache " + cacheStats);
     }
   }
 
@@ -103,9 +116,25 @@ final class ConcurrencyStress {
     int bufferSize = r.nextBoolean() ? PreadDirectory.DEFAULT_BUFFER_SIZE : 64 + r.nextInt(20_000);
     long[] lengths = new long[c.files];
     long contentSeed = r.nextLong();
-    try (PreadDirectory dir = new PreadDirectory(root, FSLockFactory.getDefault(), bufferSize)) {
-      if (!dir.isNativePread()) {
+    BlockCache cache =
+        c.cacheBytes > 0
+            ? BlockCache.builder(c.cacheBytes)
+                .blockSize(c.cacheBlockSize)
+                .prefetchThreads(1 + r.nextInt(2))
+                .maxPrefetchBlocks(1 + r.nextInt(16))
+                .name("stress")
+                .build()
+            : null;
+    try (BlockCache closedLast = cache;
+        FSDirectory dir =
+            cache != null
+                ? new CachedPreadDirectory(root, FSLockFactory.getDefault(), cache)
+                : new PreadDirectory(root, FSLockFactory.getDefault(), bufferSize)) {
+      if (dir instanceof PreadDirectory p && !p.isNativePread()) {
         throw new IllegalStateException("PreadDirectory is not reading natively");
+      }
+      if (dir instanceof CachedPreadDirectory cd && !cd.isCached()) {
+        throw new IllegalStateException("CachedPreadDirectory is not reading through its cache");
       }
       for (int i = 0; i < c.files; i++) {
         lengths[i] = 64 * 1024 + r.nextInt(960 * 1024);
@@ -194,12 +223,22 @@ final class ConcurrencyStress {
       fig.fdsTotalAfter = OpenDescriptors.total();
       fig.buffersAfter = NativeBuffers.liveBuffers();
       fig.bufferBytesAfter = NativeBuffers.liveBytes();
+      if (cache != null) {
+        fig.cacheStats = cache.stats();
+      }
     }
     return fig;
   }
 
+  /** Mostly the default context; with a cache, sometimes a merge's, which reads around it. */
+  private static IOContext context(FSDirectory dir, Random r) {
+    return dir instanceof CachedPreadDirectory && r.nextInt(4) == 0
+        ? IOContext.merge(new org.apache.lucene.store.MergeInfo(1, 1, false, 1))
+        : IOContext.DEFAULT;
+  }
+
   private static void readLoop(
-      PreadDirectory dir, Random r, AtomicReferenceArray<Current> slots, long[] lengths,
+      FSDirectory dir, Random r, AtomicReferenceArray<Current> slots, long[] lengths,
       long contentSeed, long deadline, Figures fig) throws IOException {
     byte[] b = new byte[40_000];
     long[] longs = new long[512];
@@ -207,7 +246,7 @@ final class ConcurrencyStress {
       if (r.nextInt(64) == 0) {
         // A private input: opened, read and closed by this thread, among the closers' churn.
         int f = r.nextInt(lengths.length);
-        try (IndexInput in = dir.openInput("f" + f, IOContext.DEFAULT)) {
+        try (IndexInput in = dir.openInput("f" + f, context(dir, r))) {
           fig.privateOpens.incrementAndGet();
           for (int i = 0; i < 4; i++) {
             readAndVerify(in, null, 0, seedOf(contentSeed, f), r, b, longs, fig, "private f" + f);
@@ -323,7 +362,7 @@ final class ConcurrencyStress {
   }
 
   private static void closeLoop(
-      PreadDirectory dir, Random r, AtomicReferenceArray<Current> slots, long[] lengths,
+      FSDirectory dir, Random r, AtomicReferenceArray<Current> slots, long[] lengths,
       long contentSeed, int files, long deadline, Figures fig, AtomicReference<Throwable> failure)
       throws IOException {
     while (System.nanoTime() - deadline < 0 && failure.get() == null) {
@@ -334,7 +373,7 @@ final class ConcurrencyStress {
       }
       int s = r.nextInt(SLOTS);
       int f = r.nextInt(files);
-      Current old = slots.getAndSet(s, new Current(dir.openInput("f" + f, IOContext.DEFAULT), f));
+      Current old = slots.getAndSet(s, new Current(dir.openInput("f" + f, context(dir, r)), f));
       old.input().close();
       fig.closesUnderReaders.incrementAndGet();
       // Churn: these opens take the descriptor numbers just freed.

@@ -1,5 +1,6 @@
 package dev.pread.store;
 
+import dev.pread.cache.BlockCache;
 import dev.pread.nativeio.FaultInjection;
 import dev.pread.nativeio.FaultInjection.Call;
 import dev.pread.nativeio.FaultInjection.Kind;
@@ -22,6 +23,7 @@ import org.apache.lucene.store.AlreadyClosedException;
 import org.apache.lucene.store.ByteBuffersDataOutput;
 import org.apache.lucene.store.ByteBuffersDirectory;
 import org.apache.lucene.store.DataAccessHint;
+import org.apache.lucene.store.FSDirectory;
 import org.apache.lucene.store.FSLockFactory;
 import org.apache.lucene.store.FlushInfo;
 import org.apache.lucene.store.IOContext;
@@ -76,6 +78,12 @@ import org.apache.lucene.util.Unwrappable;
  * error must surface from ours as {@link NativeIOException} naming the path, the call, the offset
  * (for reads) and the errno; then the same call, made again at the same position with injection
  * suspended, must give the reference's result. Single-threaded; reproducible by seed.
+ *
+ * <p>Given a {@link BlockCache}, "ours" is a {@link CachedPreadDirectory} reading through it (a
+ * cache of a few blocks makes every read evict): the same calls must give the same results, merge
+ * and read-once inputs read around the cache, and read errors name {@code preadv}. With faults
+ * injected, its prefetch is off: prefetch threads would draw from the injector's seeded random
+ * numbers and make a run irreproducible.
  */
 final class DifferentialFuzzer implements AutoCloseable {
   /** Which faults to inject. */
@@ -138,7 +146,9 @@ final class DifferentialFuzzer implements AutoCloseable {
   private final long seed;
   private final Random r;
   private final Path realRoot;
-  private final PreadDirectory ours;
+  private final FSDirectory ours;
+  /** The thread making the calls: faults injected on other threads (prefetch) are not its calls'. */
+  private final Thread caller = Thread.currentThread();
   private final ByteBuffersDirectory ref;
   private final FaultInjection faults;
   private final FaultMode mode;
@@ -221,6 +231,15 @@ final class DifferentialFuzzer implements AutoCloseable {
    * @param faults an injector installed for {@code root}, or null for {@link FaultMode#NONE}
    */
   DifferentialFuzzer(long seed, Path root, FaultInjection faults, FaultMode mode) throws IOException {
+    this(seed, root, faults, mode, null);
+  }
+
+  /**
+   * @param cache null for a {@link PreadDirectory}; else ours is a {@link CachedPreadDirectory}
+   *     reading through this cache (which the fuzzer does not close)
+   */
+  DifferentialFuzzer(long seed, Path root, FaultInjection faults, FaultMode mode, BlockCache cache)
+      throws IOException {
     this.seed = seed;
     this.r = new Random(seed);
     this.realRoot = Unwrappable.unwrapAll(root).toAbsolutePath();
@@ -232,10 +251,21 @@ final class DifferentialFuzzer implements AutoCloseable {
           case 1 -> PreadDirectory.MIN_BUFFER_SIZE + r.nextInt(200);
           default -> PreadDirectory.MIN_BUFFER_SIZE + r.nextInt(40_000);
         };
-    this.ours = new PreadDirectory(root, FSLockFactory.getDefault(), bufferSize);
-    if (!ours.isNativePread()) {
-      ours.close();
-      throw new IllegalStateException("PreadDirectory is not reading natively in this JVM");
+    if (cache == null) {
+      PreadDirectory pread = new PreadDirectory(root, FSLockFactory.getDefault(), bufferSize);
+      if (!pread.isNativePread()) {
+        pread.close();
+        throw new IllegalStateException("PreadDirectory is not reading natively in this JVM");
+      }
+      this.ours = pread;
+    } else {
+      CachedPreadDirectory cached = new CachedPreadDirectory(root, FSLockFactory.getDefault(), cache);
+      if (!cached.isCached()) {
+        cached.close();
+        throw new IllegalStateException("CachedPreadDirectory is not reading through its cache in this JVM");
+      }
+      cached.setPrefetch(mode == FaultMode.NONE);
+      this.ours = cached;
     }
     BiFunction<String, ByteBuffersDataOutput, IndexInput> layout =
         switch (r.nextInt(3)) {
@@ -259,10 +289,14 @@ final class DifferentialFuzzer implements AutoCloseable {
       }
       faults.setListener(this::recordFault);
     }
-    note("start seed=0x" + Long.toHexString(seed) + " bufferSize=" + bufferSize + " mode=" + mode);
+    note("start seed=0x" + Long.toHexString(seed) + " bufferSize=" + bufferSize + " mode=" + mode + " directory=" + ours);
   }
 
   private void recordFault(FaultInjection.Injected f) {
+    if (Thread.currentThread() != caller) {
+      stats.faultsInjected.merge("async " + f.call() + "/" + f.kind(), 1L, Long::sum);
+      return;
+    }
     synchronized (stepFaults) {
       stepFaults.add(f);
     }
@@ -1059,12 +1093,12 @@ final class DifferentialFuzzer implements AutoCloseable {
         switch (f.call()) {
           case OPEN -> "open";
           case STATX -> "statx";
-          case PREAD -> "pread";
+          case PREAD -> ours instanceof CachedPreadDirectory ? "preadv" : "pread"; // a cache reads blocks vectored
           case CLOSE -> "close";
         };
     boolean ok =
         m.contains(realRoot.resolve(file).toString())
-            && m.contains(op + " failed")
+            && (m.contains(op + " failed") || m.contains(op + " (O_DIRECT) failed"))
             && m.contains(f.kind().name())
             && e.errno() == f.kind().errno
             && (f.call() != Call.PREAD || (m.contains("offset " + f.offset()) && e.offset() == f.offset()));

@@ -38,6 +38,37 @@ public class TestConcurrencyStress extends LuceneTestCase {
     assertTrue(f.churnOpens.get() > 0);
   }
 
+  /**
+   * The same through CachedPreadDirectory and a shared cache of one to eight blocks: every read
+   * evicts, blocks are recycled under readers and closes, merge inputs read around the cache,
+   * readers prefetch; with interrupts and injected EINTR and short reads.
+   */
+  public void testCachedTinyCacheEvictionChurn() throws Exception {
+    ConcurrencyStress.Config c = new ConcurrencyStress.Config();
+    c.seed = random().nextLong();
+    c.durationMillis = millis(3);
+    c.readers = 3;
+    c.closers = 1;
+    c.interrupts = random().nextBoolean();
+    c.transparentFaults = true;
+    c.cacheBlockSize = 1 << org.apache.lucene.tests.util.TestUtil.nextInt(random(), 12, 14);
+    c.cacheBytes = (long) c.cacheBlockSize * org.apache.lucene.tests.util.TestUtil.nextInt(random(), 1, 8);
+    ConcurrencyStress.Figures f = ConcurrencyStress.run(createTempDir(), c);
+    System.out.println("stress (cached, " + c.cacheBytes / c.cacheBlockSize + " blocks of " + c.cacheBlockSize
+        + ") seed=0x" + Long.toHexString(c.seed) + ": " + f);
+    assertEquals("wrong reads; first: " + f.firstWrong, 0, f.wrong.get());
+    assertEquals("descriptors left under the directory", f.fdsUnderBefore, f.fdsUnderAfter);
+    assertEquals("native buffers", f.buffersBefore, f.buffersAfter);
+    assertEquals("native buffer bytes", f.bufferBytesBefore, f.bufferBytesAfter);
+    // Reads through a cache of a few blocks go to the disk (O_DIRECT): far fewer than through the
+    // page cache, so the bars are lower than the other tests'.
+    assertTrue(f.toString(), f.reads.get() > 1_000);
+    assertTrue("inputs must be closed under readers", f.closesUnderReaders.get() > 2);
+    assertTrue("the tiny cache must evict: " + f.cacheStats, f.cacheStats.evictions() > 100);
+    assertTrue("merge inputs read around the cache: " + f.cacheStats, f.cacheStats.readAround() > 0);
+    assertTrue(f.cacheStats.toString(), f.cacheStats.allocatedBytes() <= c.cacheBytes);
+  }
+
   /** Readers interrupted continuously, no closes: every read correct, inputs stay open. */
   public void testInterruptStorm() throws Exception {
     ConcurrencyStress.Config c = new ConcurrencyStress.Config();

@@ -1,6 +1,7 @@
 package dev.pread.store;
 
 import com.carrotsearch.randomizedtesting.annotations.TimeoutSuite;
+import dev.pread.cache.BlockCache;
 import dev.pread.nativeio.FaultInjection;
 import dev.pread.nativeio.NativeBuffers;
 import java.io.IOException;
@@ -24,7 +25,8 @@ import org.apache.lucene.tests.util.TimeUnits;
 /**
  * The long run: {@link DifferentialFuzzer} (each fault mode) and {@link ConcurrencyStress} in
  * rounds, for {@code -Dpread.soak.minutes=N} minutes, printing the figures as lines starting with
- * {@code soak:}. Skipped without the property; {@code ./pread soak --minutes N} runs it. Every
+ * {@code soak:}. Rounds alternate between {@link PreadDirectory} and {@link CachedPreadDirectory}
+ * through a block cache of one to eight blocks (eviction churn). Skipped without the property; {@code ./pread soak --minutes N} runs it. Every
  * round uses new seeds, printed, so a failure can be replayed ({@code -Dpread.fuzz.seed} for a
  * fuzz round, {@code -Dtests.seed} for the whole run).
  */
@@ -60,11 +62,14 @@ public class TestSoak extends LuceneTestCase {
     long reads = 0, bytes = 0, wrong = 0, closes = 0, churn = 0, privateOpens = 0, closedSeen = 0, interrupts = 0;
     Map<String, Long> stressFaults = new TreeMap<>();
     long maxFdsUnder = 0;
+    long cachedStressReads = 0, cachedEvictions = 0;
     int round = 0;
     List<String> seeds = new ArrayList<>();
 
     while (remaining(deadline) > 1_000) {
       round++;
+      boolean cached = round % 2 == 0;
+      String label = cached ? "cached-" : "";
       long stressPhase = Math.min(STRESS_PHASE_MILLIS, remaining(deadline));
       if (stressPhase >= 1_000) {
         ConcurrencyStress.Config c = new ConcurrencyStress.Config();
@@ -72,7 +77,11 @@ public class TestSoak extends LuceneTestCase {
         c.durationMillis = stressPhase;
         c.interrupts = true;
         c.transparentFaults = true;
-        seeds.add("stress:0x" + Long.toHexString(c.seed));
+        if (cached) {
+          c.cacheBlockSize = 1 << (12 + random().nextInt(3));
+          c.cacheBytes = (long) c.cacheBlockSize * (1 + random().nextInt(8));
+        }
+        seeds.add(label + "stress:0x" + Long.toHexString(c.seed));
         Path root = createTempDir();
         ConcurrencyStress.Figures f = ConcurrencyStress.run(root, c);
         assertEquals("wrong reads in stress seed 0x" + Long.toHexString(c.seed) + "; first: " + f.firstWrong, 0, f.wrong.get());
@@ -90,6 +99,10 @@ public class TestSoak extends LuceneTestCase {
         closedSeen += f.alreadyClosedSeen.get();
         interrupts += f.interrupts.get();
         f.faults.forEach((k, v) -> stressFaults.merge(k, v, Long::sum));
+        if (cached) {
+          cachedStressReads += f.reads.get();
+          cachedEvictions += f.cacheStats.evictions();
+        }
         emptyDirectory(root);
       }
       for (DifferentialFuzzer.FaultMode mode : DifferentialFuzzer.FaultMode.values()) {
@@ -99,15 +112,21 @@ public class TestSoak extends LuceneTestCase {
         }
         Path root = createTempDir();
         long seed = random().nextLong();
-        seeds.add(mode + ":0x" + Long.toHexString(seed));
+        seeds.add(label + mode + ":0x" + Long.toHexString(seed));
         DifferentialFuzzer.Stats s;
-        try (FaultInjection faults = mode == DifferentialFuzzer.FaultMode.NONE ? null : FaultInjection.install(root)) {
-          try (DifferentialFuzzer fuzzer = new DifferentialFuzzer(seed, root, faults, mode)) {
+        int blockSize = 1 << (12 + random().nextInt(3));
+        try (BlockCache cache =
+                cached ? BlockCache.builder((long) blockSize * (1 + random().nextInt(8))).blockSize(blockSize).build() : null;
+            FaultInjection faults = mode == DifferentialFuzzer.FaultMode.NONE ? null : FaultInjection.install(root)) {
+          try (DifferentialFuzzer fuzzer = new DifferentialFuzzer(seed, root, faults, mode, cache)) {
             s = fuzzer.run(Long.MAX_VALUE, System.nanoTime() + millis * 1_000_000L);
+          }
+          if (cache != null) {
+            cachedEvictions += cache.stats().evictions();
           }
         }
         fuzz.add(s);
-        fuzzByMode.computeIfAbsent(mode.toString(), k -> new DifferentialFuzzer.Stats()).add(s);
+        fuzzByMode.computeIfAbsent(label + mode, k -> new DifferentialFuzzer.Stats()).add(s);
         fuzzRuns++;
         emptyDirectory(root);
       }
@@ -139,6 +158,9 @@ public class TestSoak extends LuceneTestCase {
             + " %,d churn opens, %,d private opens, %,d AlreadyClosedException seen, %,d interrupts%n",
         stressRuns, stressMillis / 1000.0, reads, bytes, wrong, closes, churn, privateOpens, closedSeen, interrupts);
     System.out.println("soak: stress faults injected (all retried, every read correct): " + stressFaults);
+    System.out.printf(Locale.ROOT,
+        "soak: through CachedPreadDirectory (every other round): %,d stress reads verified; %,d blocks evicted by stress and fuzz%n",
+        cachedStressReads, cachedEvictions);
     System.out.printf(Locale.ROOT,
         "soak: descriptors under the test directories after each run: max %d; process descriptors %d -> %d;"
             + " native buffers %d -> %d (%,d -> %,d bytes)%n",

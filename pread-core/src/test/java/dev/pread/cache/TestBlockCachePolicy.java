@@ -1,0 +1,177 @@
+package dev.pread.cache;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.apache.lucene.tests.util.LuceneTestCase;
+import org.apache.lucene.tests.util.TestUtil;
+
+/**
+ * What the cache keeps: a hot set survives scans of blocks read once, where plain LRU loses it; and
+ * files that read around the cache (merges, read-once inputs) neither evict nor insert.
+ */
+public class TestBlockCachePolicy extends LuceneTestCase {
+  private static final int BLOCK = 4096;
+
+  /**
+   * The number of hot-block reads that miss, per round, when a hot set is read {@code hotReads}
+   * times and then {@code scan} new blocks are read once, through a cache of {@code capacity}
+   * blocks evicting the least recently used block. The trace is the one the test sends the cache.
+   */
+  private static int[] lruHotMisses(int capacity, int hot, int hotReads, int scan, int rounds) {
+    Map<Long, Boolean> lru = new LinkedHashMap<>(16, 0.75f, true);
+    int[] misses = new int[rounds];
+    long next = hot;
+    for (int round = 0; round < rounds; round++) {
+      for (int pass = 0; pass < hotReads; pass++) {
+        for (long b = 0; b < hot; b++) {
+          if (lru.get(b) == null) {
+            misses[round]++;
+            put(lru, b, capacity);
+          }
+        }
+      }
+      for (int i = 0; i < scan; i++) {
+        put(lru, next++, capacity);
+      }
+    }
+    return misses;
+  }
+
+  private static void put(Map<Long, Boolean> lru, long block, int capacity) {
+    if (lru.size() == capacity) {
+      Long eldest = lru.keySet().iterator().next();
+      lru.remove(eldest);
+    }
+    lru.put(block, Boolean.TRUE);
+  }
+
+  /**
+   * A cache of 64 blocks; a hot set of 32 blocks, each read twice per round; between rounds a scan
+   * reads 64 blocks never seen before (the whole cache). LRU misses every hot read from the second
+   * round on; the cache none.
+   *
+   * <p>The hot set must be hit while cached: CLOCK keeps no history of evicted blocks, so a block
+   * read exactly once per round, then evicted, comes back as new as a scan's block is, and a scan of
+   * more than the free blocks takes it (as it does under LRU).
+   */
+  public void testHotSetSurvivesScans() throws IOException {
+    int capacity = 64, hot = 32, hotReads = 2, scan = 64, rounds = 30, warmup = 1;
+    int[] lru = lruHotMisses(capacity, hot, hotReads, scan, rounds);
+    for (int round = 1; round < rounds; round++) {
+      assertEquals("LRU misses the whole hot set in round " + round, hot, lru[round]);
+    }
+    Path dir = createTempDir();
+    long hotSeed = random().nextLong(), scanSeed = random().nextLong();
+    Path hotPath = Content.write(dir, "hot", hotSeed, (long) hot * BLOCK);
+    Path scanPath = Content.write(dir, "scan", scanSeed, (long) scan * rounds * BLOCK);
+    try (BlockCache cache = BlockCache.builder((long) capacity * BLOCK).blockSize(BLOCK).build();
+        CachedFile hotFile = cache.open(hotPath);
+        CachedFile scanFile = cache.open(scanPath)) {
+      byte[] b = new byte[BLOCK];
+      long scanBlock = 0;
+      for (int round = 0; round < rounds; round++) {
+        long missesBefore = cache.stats().misses();
+        for (int pass = 0; pass < hotReads; pass++) {
+          for (int block = 0; block < hot; block++) {
+            int at = random().nextInt(BLOCK - 8);
+            hotFile.read((long) block * BLOCK + at, b, 0, 8);
+            Content.check("hot", hotSeed, (long) block * BLOCK + at, b, 0, 8);
+          }
+        }
+        long hotMisses = cache.stats().misses() - missesBefore;
+        if (round >= warmup) {
+          assertEquals("hot reads that missed in round " + round + ": " + cache.stats(), 0, hotMisses);
+        }
+        for (int i = 0; i < scan; i++, scanBlock++) {
+          scanFile.read(scanBlock * BLOCK, b, 0, BLOCK);
+        }
+      }
+      BlockCacheStats s = cache.stats();
+      assertTrue("the scans must have evicted: " + s, s.evictions() >= (long) scan * (rounds - 1));
+    }
+  }
+
+  /**
+   * A file opened without inserting reads around the cache: a scan of 4 times the cache evicts
+   * nothing, inserts nothing, and the hot set stays cached; blocks it finds cached are hits.
+   */
+  public void testReadAroundLeavesTheHotSet() throws IOException {
+    int capacity = TestUtil.nextInt(random(), 8, 64);
+    int hot = capacity / 2;
+    Path dir = createTempDir();
+    long hotSeed = random().nextLong(), bigSeed = random().nextLong();
+    Path hotPath = Content.write(dir, "hot", hotSeed, (long) hot * BLOCK);
+    long bigSize = 4L * capacity * BLOCK + 777;
+    Path bigPath = Content.write(dir, "big", bigSeed, bigSize);
+    try (BlockCache cache = BlockCache.builder((long) capacity * BLOCK).blockSize(BLOCK).build();
+        CachedFile hotFile = cache.open(hotPath);
+        CachedFile merge = cache.open(bigPath, false)) {
+      assertFalse(merge.inserts());
+      byte[] b = new byte[3 * BLOCK];
+      for (int block = 0; block < hot; block++) {
+        hotFile.read((long) block * BLOCK, b, 0, BLOCK);
+      }
+      BlockCacheStats before = cache.stats();
+      assertEquals(hot, before.misses());
+      // Sequential reads of random lengths over the whole file, as a merge does.
+      long blocksTouched = 0;
+      for (long pos = 0; pos < bigSize; ) {
+        int len = (int) Math.min(bigSize - pos, 1 + random().nextInt(b.length));
+        merge.read(pos, b, 0, len);
+        Content.check("read around", bigSeed, pos, b, 0, len);
+        blocksTouched += (pos + len - 1) / BLOCK - pos / BLOCK + 1;
+        pos += len;
+      }
+      merge.prefetch(0, bigSize); // does nothing for a file that does not insert
+      BlockCacheStats after = cache.stats();
+      assertEquals(after.toString(), 0, after.evictions());
+      assertEquals(after.toString(), before.misses(), after.misses());
+      assertEquals(after.toString(), before.residentBytes(), after.residentBytes());
+      assertEquals(after.toString(), 0, after.prefetchSubmitted());
+      assertTrue(after.toString(), after.readAround() >= (bigSize + BLOCK - 1) / BLOCK);
+      assertTrue(after.toString(), after.readAround() <= blocksTouched);
+      assertTrue(after.toString(), after.bytesRead() >= before.bytesRead() + bigSize);
+      // The hot set is all there.
+      for (int block = 0; block < hot; block++) {
+        hotFile.read((long) block * BLOCK, b, 0, BLOCK);
+        Content.check("hot", hotSeed, (long) block * BLOCK, b, 0, BLOCK);
+      }
+      assertEquals(cache.stats().toString(), before.misses(), cache.stats().misses());
+
+      // A non-inserting handle on a file that is cached reads the cached blocks: hits.
+      try (CachedFile hotAround = cache.open(hotPath, false)) {
+        long hits = cache.stats().hits();
+        long around = cache.stats().readAround();
+        hotAround.read(0, b, 0, 2 * BLOCK);
+        Content.check("hot through a non-inserting handle", hotSeed, 0, b, 0, 2 * BLOCK);
+        assertEquals(hits + 2, cache.stats().hits());
+        assertEquals(around, cache.stats().readAround());
+      }
+    }
+  }
+
+  /** Blocks brought in by a non-inserting read's neighbours stop its read-around run; bytes stay right. */
+  public void testReadAroundStopsAtCachedBlocks() throws IOException {
+    Path dir = createTempDir();
+    long seed = random().nextLong();
+    Path p = Content.write(dir, "f", seed, 20L * BLOCK);
+    try (BlockCache cache = BlockCache.builder(64L * BLOCK).blockSize(BLOCK).build();
+        CachedFile inserting = cache.open(p);
+        CachedFile around = cache.open(p, false)) {
+      byte[] b = new byte[20 * BLOCK];
+      // Cache blocks 3 and 7.
+      inserting.read(3L * BLOCK, b, 0, 1);
+      inserting.read(7L * BLOCK, b, 0, 1);
+      long hits = cache.stats().hits();
+      around.read(0, b, 0, b.length);
+      Content.check("around", seed, 0, b, 0, b.length);
+      BlockCacheStats s = cache.stats();
+      assertEquals(s.toString(), hits + 2, s.hits());
+      assertEquals(s.toString(), 18, s.readAround());
+      assertEquals(s.toString(), 2, s.misses());
+      assertEquals(s.toString(), 2L * BLOCK, s.residentBytes());
+    }
+  }
+}

@@ -1,0 +1,167 @@
+package dev.pread.store;
+
+import dev.pread.cache.BlockCache;
+import dev.pread.cache.BlockCacheStats;
+import java.io.IOException;
+import java.nio.file.Path;
+import org.apache.lucene.store.AlreadyClosedException;
+import org.apache.lucene.store.FSLockFactory;
+import org.apache.lucene.store.IOContext;
+import org.apache.lucene.store.IndexInput;
+import org.apache.lucene.store.MergeInfo;
+import org.apache.lucene.tests.util.LuceneTestCase;
+
+/**
+ * {@link CachedPreadDirectory} and its contexts: inputs for merges and read-once reads read around
+ * the cache (no insert, no eviction of what queries use), other inputs insert; prefetch through
+ * {@link IndexInput#prefetch} loads into the cache; the size of a directory's own cache comes from
+ * {@value CachedPreadDirectory#CACHE_BYTES_PROPERTY}; a shared cache outlives the directory.
+ */
+public class TestCachedPreadDirectoryContexts extends LuceneTestCase {
+  private static final int BLOCK = 4096;
+
+  private static void awaitPrefetches(CachedPreadDirectory dir) {
+    long deadline = System.nanoTime() + 120_000_000_000L; // a bound that turns a hang into a failure
+    while (dir.stats().prefetchInFlight() != 0) {
+      if (System.nanoTime() - deadline > 0) {
+        throw new AssertionError("prefetches still in flight: " + dir.stats());
+      }
+      Thread.yield();
+    }
+  }
+
+  private static void readAllAndCheck(IndexInput in, long seed) throws IOException {
+    byte[] b = new byte[(int) in.length()];
+    in.seek(0);
+    in.readBytes(b, 0, b.length);
+    assertEquals(-1, TestContent.firstMismatch(seed, 0, b, 0, b.length));
+  }
+
+  public void testMergeAndReadOnceInputsDoNotFlushTheHotSet() throws IOException {
+    Path root = createTempDir();
+    long hotSeed = random().nextLong(), bigSeed = random().nextLong();
+    try (BlockCache cache = BlockCache.builder(16L * BLOCK).blockSize(BLOCK).build();
+        CachedPreadDirectory dir = new CachedPreadDirectory(root, FSLockFactory.getDefault(), cache)) {
+      assertTrue(dir.isCached());
+      assertSame(cache, dir.getCache());
+      TestContent.write(dir, "hot", hotSeed, 8L * BLOCK);
+      TestContent.write(dir, "big", bigSeed, 100L * BLOCK + 17);
+      try (IndexInput hot = dir.openInput("hot", IOContext.DEFAULT)) {
+        readAllAndCheck(hot, hotSeed);
+        BlockCacheStats before = dir.stats();
+        assertEquals(before.toString(), 8, before.misses());
+        for (IOContext context :
+            new IOContext[] {IOContext.merge(new MergeInfo(10, 1 << 20, false, 1)), IOContext.READONCE}) {
+          assertFalse(CachedPreadDirectory.inserts(context));
+          try (IndexInput big = dir.openInput("big", context)) {
+            readAllAndCheck(big, bigSeed);
+            big.prefetch(0, big.length()); // ignored by a non-inserting input
+          }
+        }
+        BlockCacheStats after = dir.stats();
+        assertEquals(after.toString(), 0, after.evictions());
+        assertEquals(after.toString(), before.misses(), after.misses());
+        assertEquals(after.toString(), 0, after.prefetchSubmitted());
+        assertTrue(after.toString(), after.readAround() >= 2 * 101);
+        assertEquals(after.toString(), 8L * BLOCK, after.residentBytes());
+        // The hot set is still cached: reading it again is all hits.
+        IndexInput clone = hot.clone();
+        readAllAndCheck(clone, hotSeed);
+        assertEquals(dir.stats().toString(), before.misses(), dir.stats().misses());
+      }
+      // A default input of the big file inserts (and, through a cache smaller than it, evicts).
+      assertTrue(CachedPreadDirectory.inserts(IOContext.DEFAULT));
+      try (IndexInput big = dir.openInput("big", IOContext.DEFAULT)) {
+        readAllAndCheck(big, bigSeed);
+      }
+      assertTrue(dir.stats().toString(), dir.stats().evictions() > 0);
+    }
+  }
+
+  public void testPrefetchLoadsIntoTheCache() throws IOException {
+    Path root = createTempDir();
+    long seed = random().nextLong();
+    try (BlockCache cache = BlockCache.builder(64L * BLOCK).blockSize(BLOCK).prefetchThreads(2).build();
+        CachedPreadDirectory dir = new CachedPreadDirectory(root, FSLockFactory.getDefault(), cache)) {
+      TestContent.write(dir, "f", seed, 40L * BLOCK);
+      try (IndexInput in = dir.openInput("f", IOContext.DEFAULT)) {
+        IndexInput slice = in.slice("s", 10L * BLOCK, 20L * BLOCK);
+        slice.prefetch(0, 20L * BLOCK);
+        awaitPrefetches(dir);
+        assertEquals(dir.stats().toString(), 20, dir.stats().prefetchSubmitted());
+        byte[] b = new byte[20 * BLOCK];
+        slice.readBytes(b, 0, b.length);
+        assertEquals(-1, TestContent.firstMismatch(seed, 10L * BLOCK, b, 0, b.length));
+        BlockCacheStats s = dir.stats();
+        assertEquals(s.toString(), 0, s.misses());
+        assertEquals(s.toString(), 20, s.hits());
+      }
+      // Prefetch turned off: inputs opened from then on ignore it.
+      dir.setPrefetch(false);
+      assertFalse(dir.isPrefetch());
+      try (IndexInput in = dir.openInput("f", IOContext.DEFAULT)) {
+        in.prefetch(30L * BLOCK, 10L * BLOCK);
+        assertEquals(20, dir.stats().prefetchSubmitted());
+      }
+    }
+  }
+
+  public void testOwnCacheSizeAndClose() throws IOException {
+    String old = System.getProperty(CachedPreadDirectory.CACHE_BYTES_PROPERTY);
+    try {
+      System.setProperty(CachedPreadDirectory.CACHE_BYTES_PROPERTY, String.valueOf(48L * BLOCK));
+      BlockCache own;
+      try (CachedPreadDirectory dir = new CachedPreadDirectory(createTempDir())) {
+        own = dir.getCache();
+        assertEquals(48L * BLOCK, own.budgetBytes());
+        long seed = random().nextLong();
+        TestContent.write(dir, "f", seed, 5L * BLOCK);
+        try (IndexInput in = dir.openInput("f", IOContext.DEFAULT)) {
+          readAllAndCheck(in, seed);
+        }
+      }
+      assertTrue("a directory closes the cache it made", own.isClosed());
+
+      System.clearProperty(CachedPreadDirectory.CACHE_BYTES_PROPERTY);
+      try (CachedPreadDirectory dir = new CachedPreadDirectory(createTempDir())) {
+        assertEquals(CachedPreadDirectory.DEFAULT_CACHE_BYTES, dir.getCache().budgetBytes());
+      }
+      for (String bad : new String[] {"0", "-1", "lots"}) {
+        System.setProperty(CachedPreadDirectory.CACHE_BYTES_PROPERTY, bad);
+        IllegalArgumentException e = expectThrows(IllegalArgumentException.class, () -> new CachedPreadDirectory(createTempDir()));
+        assertTrue(e.getMessage(), e.getMessage().contains(CachedPreadDirectory.CACHE_BYTES_PROPERTY) && e.getMessage().contains(bad));
+      }
+    } finally {
+      if (old == null) {
+        System.clearProperty(CachedPreadDirectory.CACHE_BYTES_PROPERTY);
+      } else {
+        System.setProperty(CachedPreadDirectory.CACHE_BYTES_PROPERTY, old);
+      }
+    }
+  }
+
+  public void testSharedCacheOutlivesTheDirectory() throws IOException {
+    try (BlockCache cache = BlockCache.builder(16L * BLOCK).blockSize(BLOCK).build()) {
+      long seed = random().nextLong();
+      Path a = createTempDir(), b = createTempDir();
+      try (CachedPreadDirectory d1 = new CachedPreadDirectory(a, FSLockFactory.getDefault(), cache);
+          CachedPreadDirectory d2 = new CachedPreadDirectory(b, FSLockFactory.getDefault(), cache)) {
+        TestContent.write(d1, "f", seed, 3L * BLOCK);
+        TestContent.write(d2, "f", seed + 1, 3L * BLOCK);
+        try (IndexInput i1 = d1.openInput("f", IOContext.DEFAULT);
+            IndexInput i2 = d2.openInput("f", IOContext.DEFAULT)) {
+          readAllAndCheck(i1, seed);
+          readAllAndCheck(i2, seed + 1);
+          assertEquals(2, cache.openFiles());
+        }
+      }
+      assertFalse("a shared cache is the caller's to close", cache.isClosed());
+      assertEquals(0, cache.openFiles());
+      assertEquals(6, cache.stats().misses());
+      cache.close();
+      AlreadyClosedException e = expectThrows(AlreadyClosedException.class,
+          () -> new CachedPreadDirectory(createTempDir(), FSLockFactory.getDefault(), cache));
+      assertTrue(e.getMessage(), e.getMessage().contains("closed"));
+    }
+  }
+}
