@@ -105,6 +105,11 @@ final class BenchCommand implements Callable<Integer> {
   @Option(names = "--cache-block-size", description = "dir-cached's block size (default: 16k, BlockCache's default).")
   String cacheBlockSizeOption;
 
+  @Option(names = "--cache-pressure-share", description = "dir-cached's cache under pressure in the Lucene"
+      + " comparison, as a share of the page-cache budget the other Directories get inside the same limit"
+      + " (default: ${DEFAULT-VALUE}, the issue's rule of half; 1.0 gives it equal memory).")
+  double cachePressureShare = 0.5;
+
   @Option(names = "--cache-cold-budget", description = "dir-cached's cache in the cold batched-prefetch cells,"
       + " fresh per cell (default: ${DEFAULT-VALUE}). Warm it holds the file or index; under pressure it is half"
       + " the cgroup limit (raw) or half the page-cache budget (Lucene).")
@@ -379,6 +384,11 @@ final class BenchCommand implements Callable<Integer> {
     o.threads = new int[] {1, 2};
     o.directories = directories;
     o.cacheBlockSize = cacheBlockSize;
+    if (!(cachePressureShare > 0 && cachePressureShare <= 1)) {
+      throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
+          "--cache-pressure-share must be in (0, 1] (got " + cachePressureShare + ")");
+    }
+    o.cachePressureShare = cachePressureShare;
     o.warm = warm;
     o.cold = cold;
     o.pressure = pressure;

@@ -44,6 +44,8 @@ final class LuceneBench {
     int[] threads;
     List<String> directories = DIRECTORIES;
     int cacheBlockSize = dev.pread.cache.BlockCache.DEFAULT_BLOCK_SIZE;
+    /** dir-cached's cache under pressure, as a share of the page-cache budget. */
+    double cachePressureShare = 0.5;
     boolean warm;
     boolean cold;
     boolean pressure;
@@ -164,7 +166,7 @@ final class LuceneBench {
           spec.mixSize = mix.size();
           spec.mixFingerprint = mix.fingerprint();
           spec.reference = reference;
-          CacheSettings cache = cacheFor(regime, indexBytes, budget, o.cacheBlockSize);
+          CacheSettings cache = cacheFor(regime, indexBytes, budget, o.cacheBlockSize, o.cachePressureShare);
           spec.cacheBudget = cache.budgetBytes();
           spec.cacheBlockSize = cache.blockSize();
           Results w;
@@ -226,18 +228,20 @@ final class LuceneBench {
           o.pressureHeap, where, o.jitWarmupSeconds, Format.size(r.lucene.pressureOtherBytes), Format.size(indexBytes),
           Format.size(budget), hits, minCache == Long.MAX_VALUE ? "?" : Format.size(minCache),
           minCache == Long.MAX_VALUE ? "?" : Format.size(maxCache), o.pressureWarmupCapSeconds, o.pressureSeconds,
-          Format.size(cacheFor("pressure", indexBytes, budget, o.cacheBlockSize).budgetBytes()),
+          Format.size(cacheFor("pressure", indexBytes, budget, o.cacheBlockSize, o.cachePressureShare).budgetBytes()),
           Format.bytes(o.cacheBlockSize)));
     }
   }
 
   /**
    * dir-cached's cache in a regime: warm and cold, one that holds the whole index; under pressure,
-   * half the page-cache budget the other Directories get, inside the same cgroup limit.
+   * {@code share} (half, by default) of the page-cache budget the other Directories get, inside the
+   * same cgroup limit.
    */
-  static CacheSettings cacheFor(String regime, long indexBytes, long pageCacheBudget, int blockSize) {
+  static CacheSettings cacheFor(String regime, long indexBytes, long pageCacheBudget, int blockSize, double share) {
     if (regime.equals("pressure")) {
-      return new CacheSettings(Math.max(blockSize, pageCacheBudget / 2 / blockSize * blockSize), blockSize);
+      long bytes = (long) (pageCacheBudget * share) / blockSize * blockSize;
+      return new CacheSettings(Math.max(blockSize, bytes), blockSize);
     }
     return CacheSettings.holding(indexBytes, blockSize);
   }
