@@ -25,7 +25,8 @@
  *       survives scans of once-read blocks, and merges and read-once inputs do not insert at all.
  *   <li><b>Prefetch</b> claims slots on the caller's thread (so that a read right after finds them
  *       loading and waits, instead of reading them twice), then submits one load per run of missing
- *       blocks to a {@link java.util.concurrent.ForkJoinPool}, under a cap on blocks in flight;
+ *       blocks to a thread pool that hands each load straight to an idle thread, under a cap on
+ *       blocks in flight;
  *       what exceeds the cap is dropped and counted.
  * </ul>
  */

@@ -109,7 +109,9 @@ public class TestBlockCache extends LuceneTestCase {
       }
       Content.awaitPrefetches(cache);
       BlockCacheStats s = cache.stats();
-      assertTrue(s.toString(), s.hits() + s.misses() + s.readAround() > 0);
+      if (Arrays.stream(sizes).anyMatch(size -> size > 0)) { // all files may be empty for a seed
+        assertTrue(s.toString(), s.hits() + s.misses() + s.readAround() > 0);
+      }
       assertEquals(s.toString(), 0, s.loadFailures());
     }
   }
