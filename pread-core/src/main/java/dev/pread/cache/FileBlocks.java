@@ -205,13 +205,7 @@ final class FileBlocks {
       counters.bytesRead.add(got);
       long expected = Math.min(size, (long) (first + n) << blockShift) - position;
       if (got < expected) {
-        throw new EOFException(
-            file.path()
-                + ": read past EOF at offset "
-                + (position + got)
-                + " (the file is shorter than its size at open, "
-                + size
-                + ")");
+        throw shrunk(position + got);
       }
       for (int i = 0; i < n; i++) {
         slots.publish(slotsIn[i], generations[i]);
@@ -234,6 +228,12 @@ final class FileBlocks {
         event.commit();
       }
     }
+  }
+
+  /** The error for a read that found the file ending at {@code offset}, before its size at open. */
+  private EOFException shrunk(long offset) {
+    return new EOFException(
+        file.path() + ": read past EOF at offset " + offset + " (the file is shorter than its size at open, " + size + ")");
   }
 
   /** Gives up claimed blocks: clears their entries (waiters look again) and frees their slots. */
@@ -272,13 +272,7 @@ final class FileBlocks {
       counters.bytesRead.add(got);
       counters.readAround.add(blocks);
       if (got < inBlock + (long) copy) {
-        throw new EOFException(
-            file.path()
-                + ": read past EOF at offset "
-                + (position + got)
-                + " (the file is shorter than its size at open, "
-                + size
-                + ")");
+        throw shrunk(position + got);
       }
       MemorySegment.copy(buffer, ValueLayout.JAVA_BYTE, inBlock, dst, offset, copy);
       return copy;

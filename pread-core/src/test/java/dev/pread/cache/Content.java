@@ -1,5 +1,6 @@
 package dev.pread.cache;
 
+import dev.pread.store.TestContent;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
@@ -22,15 +23,13 @@ final class Content {
    */
   static final long BOUND_NANOS = 120_000_000_000L;
 
+  /** The content's word {@code index}: {@link TestContent#word}, the content of the store tests. */
   static long word(long seed, long index) {
-    long z = seed * 0x9E3779B97F4A7C15L + index + 1;
-    z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-    z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-    return z ^ (z >>> 31);
+    return TestContent.word(seed, index);
   }
 
   static byte byteAt(long seed, long position) {
-    return (byte) (word(seed, position >>> 3) >>> ((position & 7) * 8));
+    return TestContent.byteAt(seed, position);
   }
 
   /** Writes {@code length} bytes of content {@code seed} to {@code dir/name}; returns the real path. */

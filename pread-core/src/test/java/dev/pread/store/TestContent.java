@@ -12,7 +12,7 @@ import org.apache.lucene.store.RandomAccessInput;
  * with seed s is {@link #word(long, long) word(s, w)}. Different seeds give different files, so a
  * read that lands in the wrong file is detected.
  */
-final class TestContent {
+public final class TestContent {
   private TestContent() {}
 
   /** {@link #readBy} methods: one readBytes after a seek. */
@@ -62,14 +62,14 @@ final class TestContent {
     return b;
   }
 
-  static long word(long seed, long index) {
+  public static long word(long seed, long index) {
     long z = seed * 0x9E3779B97F4A7C15L + index + 1;
     z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
     z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
     return z ^ (z >>> 31);
   }
 
-  static byte byteAt(long seed, long position) {
+  public static byte byteAt(long seed, long position) {
     return (byte) (word(seed, position >>> 3) >>> ((position & 7) * 8));
   }
 

@@ -70,23 +70,10 @@ public class InstalledZipIT extends OpenSearchSingleNodeTestCase {
     assertEquals(PluginZip.property("pread.plugin.version"), ours.get().getVersion());
 
     String index = "installed";
-    assertAcked(
-        client().admin().indices().prepareCreate(index)
-            .setSettings(
-                Settings.builder()
-                    .put("index.store.type", "pread")
-                    .put("index.store.pread.buffer_size", "32kb")
-                    .put("index.number_of_shards", 1)
-                    .put("index.number_of_replicas", 0)
-                    .put("index.refresh_interval", "-1"))
-            .setMapping(TestDocs.MAPPING));
-    ensureGreen(index);
-
-    IndexShard shard = getInstanceFromNode(IndicesService.class).indexServiceSafe(resolveIndex(index)).getShard(0);
-    Directory inner = FilterDirectory.unwrap(shard.store().directory());
+    Directory inner =
+        createIndexOf(index, Settings.builder().put("index.store.type", "pread").put("index.store.pread.buffer_size", "32kb"),
+            "dev.pread.store.PreadDirectory");
     Class<?> type = inner.getClass();
-    assertEquals("dev.pread.store.PreadDirectory", type.getName());
-    assertNotSame("loaded by the plugin's class loader", ClassLoader.getSystemClassLoader(), type.getClassLoader());
     assertEquals(32 * 1024, type.getMethod("getBufferSize").invoke(inner));
     Object nativePread = type.getMethod("isNativePread").invoke(inner);
     Optional<?> reason = (Optional<?>) type.getMethod("nativeUnavailableReason").invoke(null);
@@ -110,22 +97,9 @@ public class InstalledZipIT extends OpenSearchSingleNodeTestCase {
 
   public void testInstalledPluginServesStoreTypePreadCached() throws Exception {
     String index = "installed-cached";
-    assertAcked(
-        client().admin().indices().prepareCreate(index)
-            .setSettings(
-                Settings.builder()
-                    .put("index.store.type", "pread_cached")
-                    .put("index.number_of_shards", 1)
-                    .put("index.number_of_replicas", 0)
-                    .put("index.refresh_interval", "-1"))
-            .setMapping(TestDocs.MAPPING));
-    ensureGreen(index);
-
-    IndexShard shard = getInstanceFromNode(IndicesService.class).indexServiceSafe(resolveIndex(index)).getShard(0);
-    Directory inner = FilterDirectory.unwrap(shard.store().directory());
+    Directory inner =
+        createIndexOf(index, Settings.builder().put("index.store.type", "pread_cached"), "dev.pread.store.CachedPreadDirectory");
     Class<?> type = inner.getClass();
-    assertEquals("dev.pread.store.CachedPreadDirectory", type.getName());
-    assertNotSame("loaded by the plugin's class loader", ClassLoader.getSystemClassLoader(), type.getClassLoader());
     assertEquals("reads through the block cache", expectNative(), type.getMethod("isCached").invoke(inner));
     Object cache = type.getMethod("getCache").invoke(inner);
     assertEquals("a cache exists only with native access", expectNative(), cache != null);
@@ -146,5 +120,26 @@ public class InstalledZipIT extends OpenSearchSingleNodeTestCase {
       assertEquals(0, hits + misses);
     }
     assertAcked(client().admin().indices().prepareDelete(index));
+  }
+
+  /**
+   * Creates a one-shard index with {@code settings}, waits for it, and returns its shard's
+   * directory, checked to be {@code directoryClass} loaded by the plugin's class loader.
+   */
+  private Directory createIndexOf(String index, Settings.Builder settings, String directoryClass) {
+    assertAcked(
+        client().admin().indices().prepareCreate(index)
+            .setSettings(
+                settings
+                    .put("index.number_of_shards", 1)
+                    .put("index.number_of_replicas", 0)
+                    .put("index.refresh_interval", "-1"))
+            .setMapping(TestDocs.MAPPING));
+    ensureGreen(index);
+    IndexShard shard = getInstanceFromNode(IndicesService.class).indexServiceSafe(resolveIndex(index)).getShard(0);
+    Directory inner = FilterDirectory.unwrap(shard.store().directory());
+    assertEquals(directoryClass, inner.getClass().getName());
+    assertNotSame("loaded by the plugin's class loader", ClassLoader.getSystemClassLoader(), inner.getClass().getClassLoader());
+    return inner;
   }
 }
