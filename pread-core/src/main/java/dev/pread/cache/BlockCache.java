@@ -24,8 +24,10 @@ import org.apache.lucene.store.AlreadyClosedException;
  * that the page cache, and a container's memory limit, cannot take back or grow.
  *
  * <p><b>Memory.</b> The cache holds at most {@link #budgetBytes()} of block data, in blocks of
- * {@link #blockSize()} bytes aligned to 4096. Memory is allocated in chunks as blocks are first
- * used, and all of it is freed by {@link #close()}. Besides the data, the cache keeps {@link
+ * {@link #blockSize()} bytes aligned to 4096. Memory is mapped in chunks (2 MiB-aligned, advised for
+ * transparent huge pages), committed by the kernel as blocks are first written, and all of it is
+ * freed by {@link #close()}. It is not page cache: the kernel cannot reclaim it under a memory
+ * limit. Besides the data, the cache keeps {@link
  * #fixedOverheadBytes()} on the Java heap (81 bytes per block), and each open file a table of
  * 8 bytes per block of the file (for example 1.5 MiB for a 3 GiB index at 16 KiB blocks).
  *
