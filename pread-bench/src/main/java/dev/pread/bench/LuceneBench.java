@@ -148,6 +148,18 @@ final class LuceneBench {
       for (int round = 0; round < rounds; round++) {
         for (int k = 0; k < o.directories.size(); k++) {
           String name = o.directories.get((k + round) % o.directories.size());
+          if (regime.equals("pressure") && name.equals("dir-cached")
+              && budget - cacheFor(regime, indexBytes, budget, o.cacheBlockSize, o.cachePressureShare).budgetBytes()
+                  < CACHED_PRESSURE_HEADROOM) {
+            if (round == 0) {
+              r.skipped.add(String.format(Locale.ROOT, "lucene pressure, dir-cached: the page-cache budget (%s, a"
+                  + " quarter of the index) leaves less than %s beside a cache of half of it. Block memory cannot be"
+                  + " reclaimed, so the JVM's own file pages and native growth (a second query thread, the JIT)"
+                  + " must fit there: with 17 MiB the worker was killed by the OOM killer in one of three runs."
+                  + " Use --index-size 512m or more", Format.size(budget), Format.size(CACHED_PRESSURE_HEADROOM)));
+            }
+            continue;
+          }
           QueryWorkerCommand.Spec spec = new QueryWorkerCommand.Spec();
           spec.index = index.toAbsolutePath().toString();
           spec.regime = regime;
@@ -232,6 +244,13 @@ final class LuceneBench {
           Format.bytes(o.cacheBlockSize)));
     }
   }
+
+  /**
+   * Least memory the pressure limit must leave beside dir-cached's block cache for everything else
+   * the worker needs that the kernel cannot take from a block cache: the JVM's file pages and its
+   * native growth while measuring.
+   */
+  static final long CACHED_PRESSURE_HEADROOM = 48L << 20;
 
   /**
    * dir-cached's cache in a regime: warm and cold, one that holds the whole index; under pressure,
