@@ -1,11 +1,9 @@
 package dev.pread.bench;
 
-import com.google.gson.Gson;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Mixin;
 
 /**
  * Hidden: one strategy's Zipf-skewed random reads in a memory cgroup, started by {@link
@@ -38,16 +36,11 @@ final class CacheWorkerCommand implements Callable<Integer> {
     long seed;
   }
 
-  @Option(names = "--spec", required = true)
-  Path specFile;
-
-  @Option(names = "--out", required = true)
-  Path outFile;
+  @Mixin WorkerFiles files = new WorkerFiles();
 
   @Override
   public Integer call() throws Exception {
-    Gson gson = new Gson();
-    Spec spec = gson.fromJson(Files.readString(specFile), Spec.class);
+    Spec spec = files.readSpec(Spec.class);
     Path file = Path.of(spec.file);
     ZipfBlocks zipf = new ZipfBlocks(spec.exponent);
     CacheSettings cache = spec.cacheBudget > 0 ? new CacheSettings(spec.cacheBudget, spec.cacheBlockSize) : null;
@@ -80,7 +73,7 @@ final class CacheWorkerCommand implements Callable<Integer> {
         System.out.printf("cache pressure %s x%d: %.0f reads/s%n", spec.label, t, cell.rounds[0]);
       }
     }
-    Files.writeString(outFile, gson.toJson(r));
+    files.writeResults(r);
     return 0;
   }
 }

@@ -1,14 +1,12 @@
 package dev.pread.bench;
 
-import com.google.gson.Gson;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.store.Directory;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Mixin;
 
 /**
  * Hidden: one JVM per Directory and regime of the Lucene-level comparison, like a JMH fork. In a
@@ -54,16 +52,11 @@ final class QueryWorkerCommand implements Callable<Integer> {
     }
   }
 
-  @Option(names = "--spec", required = true)
-  Path specFile;
-
-  @Option(names = "--out", required = true)
-  Path outFile;
+  @Mixin WorkerFiles files = new WorkerFiles();
 
   @Override
   public Integer call() throws Exception {
-    Gson gson = new Gson();
-    Spec spec = gson.fromJson(Files.readString(specFile), Spec.class);
+    Spec spec = files.readSpec(Spec.class);
     Path index = Path.of(spec.index);
     String name = spec.directory;
     QueryMix mix;
@@ -124,7 +117,7 @@ final class QueryWorkerCommand implements Callable<Integer> {
       }
       default -> throw new IllegalArgumentException("unknown regime " + spec.regime);
     }
-    Files.writeString(outFile, gson.toJson(r));
+    files.writeResults(r);
     return 0;
   }
 

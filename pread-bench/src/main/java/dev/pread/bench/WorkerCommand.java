@@ -1,12 +1,10 @@
 package dev.pread.bench;
 
-import com.google.gson.Gson;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Mixin;
 
 /**
  * Hidden: the pressure regime's child process. The CLI starts it inside a memory cgroup with a
@@ -45,16 +43,11 @@ final class WorkerCommand implements Callable<Integer> {
     int cacheBlockSize;
   }
 
-  @Option(names = "--spec", required = true)
-  Path specFile;
-
-  @Option(names = "--out", required = true)
-  Path outFile;
+  @Mixin WorkerFiles files = new WorkerFiles();
 
   @Override
   public Integer call() throws Exception {
-    Gson gson = new Gson();
-    Spec spec = gson.fromJson(Files.readString(specFile), Spec.class);
+    Spec spec = files.readSpec(Spec.class);
     Path file = Path.of(spec.file);
     Results r = new Results();
     for (int rs : spec.readSizes) {
@@ -115,7 +108,7 @@ final class WorkerCommand implements Callable<Integer> {
       r.prefetchDistance.add(res);
       System.out.printf("prefetch distance %d: %.0f reads/s%n", d, res.readsPerSecond());
     }
-    Files.writeString(outFile, gson.toJson(r));
+    files.writeResults(r);
     return 0;
   }
 

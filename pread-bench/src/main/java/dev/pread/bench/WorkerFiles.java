@@ -1,0 +1,29 @@
+package dev.pread.bench;
+
+import com.google.gson.Gson;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import picocli.CommandLine.Option;
+
+/**
+ * The two files of a worker JVM's protocol with {@link WorkerProcess}: the spec it reads (JSON) and
+ * the results it writes (JSON). A picocli mixin shared by the worker commands.
+ */
+final class WorkerFiles {
+  private static final Gson GSON = new Gson();
+
+  @Option(names = "--spec", required = true)
+  Path specFile;
+
+  @Option(names = "--out", required = true)
+  Path outFile;
+
+  <T> T readSpec(Class<T> type) throws IOException {
+    return GSON.fromJson(Files.readString(specFile), type);
+  }
+
+  void writeResults(Object results) throws IOException {
+    Files.writeString(outFile, GSON.toJson(results));
+  }
+}
