@@ -28,14 +28,17 @@ import org.apache.lucene.store.AlreadyClosedException;
  * transparent huge pages), committed by the kernel as blocks are first written, and all of it is
  * freed by {@link #close()}. It is not page cache: the kernel cannot reclaim it under a memory
  * limit. Besides the data, the cache keeps {@link
- * #fixedOverheadBytes()} on the Java heap (81 bytes per block), and each open file a table of
+ * #fixedOverheadBytes()} on the Java heap (81 bytes per block, and up to 16 more with {@link
+ * Builder#frequencyAdmission admission}), 2 MiB off the heap for reads that bypass the blocks
+ * (mapped on the first such read), and each open file a table of
  * 8 bytes per block of the file (for example 1.5 MiB for a 3 GiB index at 16 KiB blocks).
  *
  * <p><b>Reads.</b> {@link #open(Path)} returns a {@link CachedFile}; several files, and several
  * directories, can share one cache. A hit takes no lock and allocates nothing: a table lookup, a
  * pin by CAS, a copy, an unpin. A miss reads the run of missing blocks the read needs in one
  * vectored {@code preadv}; two readers missing the same block cause one read. Which block makes
- * room is chosen by a scan-resistant CLOCK (see the package documentation).
+ * room is chosen by a scan-resistant CLOCK, and whether a missed block may take it by how often
+ * it was used lately (see the package documentation).
  *
  * <p><b>Prefetch.</b> {@link CachedFile#prefetch} loads missing blocks on a pool of {@link
  * Builder#prefetchThreads(int)} threads, at most {@link Builder#maxPrefetchBlocks(int)} blocks in
@@ -88,6 +91,8 @@ public final class BlockCache implements Closeable {
   }
 
   final Slots slots;
+  /** Buffers for reads around the blocks. */
+  final ScratchBuffers scratch = new ScratchBuffers();
   final ClockPolicy policy;
   final CacheCounters counters = new CacheCounters();
   final Prefetcher prefetcher;
@@ -110,7 +115,7 @@ public final class BlockCache implements Closeable {
     this.name = b.name != null ? b.name : "block-cache-" + IDS.incrementAndGet();
     int count = (int) (b.budget / b.blockSize);
     this.slots = new Slots(count, b.blockSize, Math.max(b.blockSize, CHUNK_BYTES));
-    this.policy = new ClockPolicy(slots, counters);
+    this.policy = new ClockPolicy(slots, counters, b.frequencyAdmission);
     this.prefetcher = new Prefetcher(b.prefetchThreads, b.maxPrefetchBlocks);
     OPEN.add(this);
   }
@@ -131,6 +136,7 @@ public final class BlockCache implements Closeable {
     private int prefetchThreads = DEFAULT_PREFETCH_THREADS;
     private int maxPrefetchBlocks = DEFAULT_MAX_PREFETCH_BLOCKS;
     private boolean directIO = true;
+    private boolean frequencyAdmission = true;
     private String name;
 
     private Builder(long budget) {
@@ -180,6 +186,18 @@ public final class BlockCache implements Closeable {
      */
     public Builder directIO(boolean enabled) {
       this.directIO = enabled;
+      return this;
+    }
+
+    /**
+     * Whether a block that missed may replace a cached one only if it was used more often lately
+     * (TinyLFU admission over the CLOCK policy; see the package documentation). On by default: it
+     * keeps more hits under skewed reads larger than the cache. With false, every miss is inserted
+     * (plain CLOCK). Misses refused are read around the cache and counted in {@link
+     * BlockCacheStats#rejected()}. It costs a sketch of up to 16 bytes per block on the heap.
+     */
+    public Builder frequencyAdmission(boolean enabled) {
+      this.frequencyAdmission = enabled;
       return this;
     }
 
@@ -384,11 +402,11 @@ public final class BlockCache implements Closeable {
 
   /**
    * Bytes on the Java heap the cache keeps whatever it holds: per block a state word on its own
-   * cache line, its owner, use count and free-list entry. Files add 8 bytes per block of the file
-   * while open.
+   * cache line, its owner, use count and free-list entry, and with admission a frequency sketch of
+   * up to 16 bytes per block. Files add 8 bytes per block of the file while open.
    */
   public long fixedOverheadBytes() {
-    return (long) slots.count * (Slots.stateBytesPerSlot() + ClockPolicy.bytesPerSlot());
+    return (long) slots.count * Slots.stateBytesPerSlot() + policy.bytes();
   }
 
   /** A snapshot of the counters. */
@@ -400,6 +418,7 @@ public final class BlockCache implements Closeable {
         c.evictions.sum(),
         c.bytesRead.sum(),
         c.readAround.sum(),
+        c.rejected.sum(),
         c.prefetchSubmitted.sum(),
         c.prefetchDeduplicated.sum(),
         c.prefetchDropped.sum(),
@@ -430,6 +449,7 @@ public final class BlockCache implements Closeable {
       event.evictions = s.evictions();
       event.bytesRead = s.bytesRead();
       event.readAround = s.readAround();
+      event.rejected = s.rejected();
       event.prefetchSubmitted = s.prefetchSubmitted();
       event.prefetchDeduplicated = s.prefetchDeduplicated();
       event.prefetchDropped = s.prefetchDropped();
@@ -473,6 +493,7 @@ public final class BlockCache implements Closeable {
     }
     awaitClosingFiles();
     slots.close();
+    scratch.close();
     if (failure != null) {
       throw failure;
     }

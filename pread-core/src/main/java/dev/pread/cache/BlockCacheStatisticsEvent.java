@@ -39,6 +39,9 @@ final class BlockCacheStatisticsEvent extends jdk.jfr.Event {
   @Label("Read Around")
   long readAround;
 
+  @Label("Rejected")
+  long rejected;
+
   @Label("Prefetch Submitted")
   long prefetchSubmitted;
 

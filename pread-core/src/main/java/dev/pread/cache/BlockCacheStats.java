@@ -7,11 +7,14 @@ package dev.pread.cache;
  *
  * @param hits block reads served from the cache, including reads that waited for a load already
  *     in flight (another reader's, or a prefetch)
- * @param misses blocks read from storage because a reader needed them
+ * @param misses blocks read from storage because a reader needed them, inserted or (see {@code
+ *     rejected}) not
  * @param evictions blocks dropped to make room
  * @param bytesRead bytes read from storage, by readers, read-around and prefetch
  * @param readAround blocks read for inputs that do not insert (merges, read-once) or, when every
  *     block was pinned, into a temporary buffer
+ * @param rejected misses that admission did not insert, because the block was used less often
+ *     lately than the block it would have replaced; they were read around the cache
  * @param prefetchSubmitted blocks whose loading a prefetch started
  * @param prefetchDeduplicated blocks a prefetch asked for that were cached or already loading
  * @param prefetchDropped blocks a prefetch asked for that were not loaded: the in-flight cap was
@@ -27,6 +30,7 @@ public record BlockCacheStats(
     long evictions,
     long bytesRead,
     long readAround,
+    long rejected,
     long prefetchSubmitted,
     long prefetchDeduplicated,
     long prefetchDropped,

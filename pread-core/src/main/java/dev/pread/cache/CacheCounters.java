@@ -9,6 +9,7 @@ final class CacheCounters {
   final LongAdder evictions = new LongAdder();
   final LongAdder bytesRead = new LongAdder();
   final LongAdder readAround = new LongAdder();
+  final LongAdder rejected = new LongAdder();
   final LongAdder prefetchSubmitted = new LongAdder();
   final LongAdder prefetchDeduplicated = new LongAdder();
   final LongAdder prefetchDropped = new LongAdder();

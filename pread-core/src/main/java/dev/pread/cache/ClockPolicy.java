@@ -4,22 +4,40 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Chooses which block to reuse on a miss: CLOCK with a two-bit use count per block, under one lock
- * that only misses take.
+ * that only misses take, and optionally TinyLFU admission.
  *
  * <p>A block enters with count 0. A hit raises the count by one, up to 3, with a plain write that
  * is skipped once the count is 3, so hot blocks cost hits no write at all (lost updates between
  * racing hits only make a count lower). On a miss the hand moves over the blocks: a block whose
- * count is above 0 loses one and is passed; the first unpinned block at 0 is reused. A block read
- * once is therefore reused one turn of the hand after it came in, while a block read a few times
- * survives three turns without another hit: a scan of once-read blocks goes through the blocks
- * that scans brought in, not through the hot set. Inputs opened for merges or reading once do not
- * insert at all (see {@link CachedFile}).
+ * count is above 0 loses one and is passed; the first unpinned block at 0 is the victim. A block
+ * read once is therefore reused one turn of the hand after it came in, while a block read a few
+ * times survives three turns without another hit: a scan of once-read blocks goes through the
+ * blocks that scans brought in, not through the hot set. Inputs opened for merges or reading once
+ * do not insert at all (see {@link CachedFile}).
+ *
+ * <p><b>Admission</b> (on by default, {@link BlockCache.Builder#frequencyAdmission}): a {@link
+ * FrequencySketch} counts each block's recent uses (every demand miss, and each hit that raises a
+ * use count, so hot blocks again cost nothing). When a block that missed would evict the victim,
+ * it is inserted only if it was used more often than the victim; otherwise the reader reads it
+ * around the cache and the victim stays. Under skewed reads this keeps the blocks that are hot over
+ * time rather than those read last: with Zipf-distributed reads (s = 1) of eight times more blocks
+ * than the cache holds it raised the hit ratio from 0.79 to about 0.82 (see the README). Blocks
+ * prefetched, and blocks that fill free slots, are always inserted.
  *
  * <p>Blocks never used, and blocks freed when their file closes, are handed out before any is
  * evicted. Thread-safe.
  */
 final class ClockPolicy {
   private static final int MAX_USE = 3;
+
+  /** {@link #claimRun} found the first block less used than the block it would evict. */
+  static final int REJECTED = -1;
+
+  /** {@link #claimSlot} result: every slot is pinned or loading. */
+  private static final long BUSY = -1;
+
+  /** {@link #claimSlot} result: the candidate lost to the victim (see the class comment). */
+  private static final long LOST = -2;
 
   private final Slots slots;
   private final CacheCounters counters;
@@ -30,6 +48,8 @@ final class ClockPolicy {
   private final int[] ownerBlocks;
   /** Use counts; racy plain bytes (see the class comment). */
   private final byte[] uses;
+  /** Recent uses per block, or null without admission. */
+  private final FrequencySketch sketch;
 
   // guarded by lock
   private int hand;
@@ -37,8 +57,9 @@ final class ClockPolicy {
   private final int[] free;
   private int freeCount;
 
-  ClockPolicy(Slots slots, CacheCounters counters) {
+  ClockPolicy(Slots slots, CacheCounters counters, boolean admission) {
     this.slots = slots;
+    this.sketch = admission ? new FrequencySketch(slots.count) : null;
     this.counters = counters;
     this.owners = new FileBlocks[slots.count];
     this.ownerBlocks = new int[slots.count];
@@ -46,16 +67,19 @@ final class ClockPolicy {
     this.free = new int[slots.count];
   }
 
-  /** Heap bytes per block of this policy's arrays (references counted as 8 bytes). */
-  static long bytesPerSlot() {
-    return 8 + 4 + 1 + 4;
+  /** Heap bytes of this policy's arrays (references counted as 8 bytes) and sketch. */
+  long bytes() {
+    return (long) slots.count * (8 + 4 + 1 + 4) + (sketch == null ? 0 : sketch.bytes());
   }
 
-  /** Records a hit on {@code slot}. */
-  void touch(int slot) {
+  /** Records a hit on {@code slot}, which holds block {@code block} of {@code file}. */
+  void touch(int slot, FileBlocks file, int block) {
     byte u = uses[slot];
     if (u < MAX_USE) {
       uses[slot] = (byte) (u + 1);
+      if (sketch != null) {
+        sketch.increment(file.sketchKey(block));
+      }
     }
   }
 
@@ -65,15 +89,28 @@ final class ClockPolicy {
    * as loading. Blocks in {@code out} are then owned by the caller, who must {@link
    * FileBlocks#finishLoad} them.
    *
+   * <p>A demand load (a reader needs the blocks) counts each block as a use, and with admission
+   * stops at the first block that lost to its victim; a prefetch does neither.
+   *
    * @return how many blocks were claimed: 0 if {@code first} is present, or if no slot is free and
-   *     none can be evicted (every block pinned or loading)
+   *     none can be evicted (every block pinned or loading); {@link #REJECTED} if admission refused
+   *     {@code first}
    */
-  int claimRun(FileBlocks file, int first, int max, int[] outSlots, int[] outGenerations) {
+  int claimRun(FileBlocks file, int first, int max, int[] outSlots, int[] outGenerations, boolean demand) {
     lock.lock();
     try {
       int n = 0;
       while (n < max && file.entry(first + n) == 0) {
-        long claimed = claimSlot();
+        boolean admit = demand && sketch != null;
+        long key = admit ? file.sketchKey(first + n) : 0;
+        long claimed = claimSlot(admit, key);
+        if (admit && (claimed >= 0 || n == 0)) {
+          // counted once: a block after the first that is not claimed is counted by its own load
+          sketch.increment(key);
+        }
+        if (claimed == LOST && n == 0) {
+          return REJECTED;
+        }
         if (claimed < 0) {
           break;
         }
@@ -98,10 +135,11 @@ final class ClockPolicy {
   }
 
   /**
-   * A free or evicted slot, claimed: {@code slot << 32 | generation}, or -1 if every slot is
-   * pinned or loading. Caller holds the lock.
+   * A free or evicted slot, claimed: {@code slot << 32 | generation}; {@link #BUSY} if every slot
+   * is pinned or loading; {@link #LOST} if {@code admit} and the block with sketch key {@code key}
+   * was not used more often than the victim. Caller holds the lock.
    */
-  private long claimSlot() {
+  private long claimSlot(boolean admit, long key) {
     while (freeCount > 0) {
       int slot = free[--freeCount];
       long generation = slots.tryClaim(slot);
@@ -119,16 +157,26 @@ final class ClockPolicy {
     // Every block loses one use per turn, so within MAX_USE + 1 turns a block that is not pinned
     // or loading reaches 0.
     long limit = (long) slots.count * (MAX_USE + 2);
+    // This miss is counted after the choice: it raises the candidate's estimate by one.
+    int candidate = admit ? Math.min(15, sketch.frequency(key) + 1) : 0;
     for (long step = 0; step < limit; step++) {
       int slot = hand;
       hand = slot + 1 == slots.count ? 0 : slot + 1;
-      long state = slots.state(slot);
-      if (owners[slot] == null || (state & (Slots.PINS | Slots.LOADING)) != 0) {
-        continue; // free (on the free list or never used), or busy
+      // The compact arrays first: the hand may pass many used blocks, and each state word is on a
+      // cache line of its own.
+      if (owners[slot] == null) {
+        continue; // free: on the free list, or never used
       }
       if (uses[slot] > 0) {
         uses[slot]--;
         continue;
+      }
+      long state = slots.state(slot);
+      if ((state & (Slots.PINS | Slots.LOADING)) != 0) {
+        continue; // busy
+      }
+      if (admit && candidate <= sketch.frequency(owners[slot].sketchKey(ownerBlocks[slot]))) {
+        return LOST; // the victim stays, its count at 0: the next miss weighs it again
       }
       int oldGeneration = (int) (state >>> 32);
       long generation = slots.tryClaim(slot, oldGeneration);
@@ -140,7 +188,7 @@ final class ClockPolicy {
       counters.evictions.increment();
       return ((long) slot << 32) | generation;
     }
-    return -1;
+    return BUSY;
   }
 
   /** Returns a slot claimed by {@link #claimRun} whose load failed or was not needed. */

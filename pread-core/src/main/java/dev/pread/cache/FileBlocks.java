@@ -32,14 +32,19 @@ import java.lang.invoke.VarHandle;
  */
 final class FileBlocks {
   private static final VarHandle TABLE = MethodHandles.arrayElementVarHandle(long[].class);
-  private static final String DEMAND = "demand", PREFETCH = "prefetch", AROUND = "read-around";
+  private static final String DEMAND = "demand", PREFETCH = "prefetch", AROUND = "read-around", REFUSED = "refused";
 
   final BlockCache cache;
   final NativeFile file;
   final long size;
   final int blockCount;
   final Object key;
+  /** Numbers files for {@link #sketchKey}. */
+  private static final java.util.concurrent.atomic.AtomicLong IDS = new java.util.concurrent.atomic.AtomicLong();
+
+  private final long id = IDS.incrementAndGet();
   private final Slots slots;
+  private final ScratchBuffers scratch;
   private final ClockPolicy policy;
   private final CacheCounters counters;
   private final int blockShift;
@@ -55,6 +60,7 @@ final class FileBlocks {
     this.key = key;
     this.size = file.size();
     this.slots = cache.slots;
+    this.scratch = cache.scratch;
     this.policy = cache.policy;
     this.counters = cache.counters;
     this.blockSize = slots.blockSize;
@@ -65,6 +71,11 @@ final class FileBlocks {
     }
     this.blockCount = (int) blocks;
     this.table = new long[blockCount];
+  }
+
+  /** The key of {@code block} in the policy's frequency sketch. */
+  long sketchKey(int block) {
+    return FrequencySketch.key(id, block);
   }
 
   long entry(int block) {
@@ -111,6 +122,9 @@ final class FileBlocks {
         int loaded = load(block, lastBlock);
         if (loaded > 0) {
           loadedThrough = block + loaded - 1;
+        } else if (loaded == REJECTED) {
+          done += readAround(block, inBlock, dst, offset + done, len, block, true);
+          continue;
         }
       }
       done += copyBlock(block, inBlock, dst, offset + done, len, lastBlock, insert, n - done, block <= loadedThrough);
@@ -134,11 +148,12 @@ final class FileBlocks {
       long e = entry(block);
       if (e == 0) {
         if (!insert) {
-          return readAround(block, inBlock, dst, offset, remaining, lastBlock);
+          return readAround(block, inBlock, dst, offset, remaining, lastBlock, false);
         }
         int count = load(block, lastBlock);
         if (count < 0) {
-          return readAround(block, inBlock, dst, offset, len, block); // every slot busy
+          // refused by admission, or every slot busy
+          return readAround(block, inBlock, dst, offset, len, block, count == REJECTED);
         }
         loadedHere |= count > 0;
         continue;
@@ -156,7 +171,7 @@ final class FileBlocks {
         if (!loadedHere) {
           counters.hits.increment();
           if (insert) {
-            policy.touch(slot);
+            policy.touch(slot, this, block);
           }
         }
         return len;
@@ -168,16 +183,23 @@ final class FileBlocks {
     }
   }
 
+  /** {@link #load} result: admission refused the block; it is a miss, read around the cache. */
+  private static final int REJECTED = -2;
+
   /**
    * Loads the missing run of blocks from {@code first} to at most {@code last}.
    *
-   * @return blocks loaded, 0 if {@code first} turned out to be present, -1 if no slot was free
+   * @return blocks loaded, 0 if {@code first} turned out to be present, -1 if no slot was free,
+   *     {@link #REJECTED} if admission refused {@code first}
    */
   private int load(int first, int last) throws IOException {
     int max = Math.min(last - first + 1, NativeFile.MAX_VECTOR);
     int[] slotsOut = new int[max];
     int[] generations = new int[max];
-    int n = policy.claimRun(this, first, max, slotsOut, generations);
+    int n = policy.claimRun(this, first, max, slotsOut, generations, true);
+    if (n == ClockPolicy.REJECTED) {
+      return REJECTED;
+    }
     if (n == 0) {
       return entry(first) != 0 ? 0 : -1;
     }
@@ -249,9 +271,11 @@ final class FileBlocks {
    * (stopping at the first cached one) into a temporary aligned buffer, and copies up to {@code
    * len} bytes from {@code inBlock} on.
    *
+   * @param rejected true when admission refused the block: counted as a miss and a rejection,
+   *     else as read-around
    * @return bytes copied
    */
-  private int readAround(int block, int inBlock, byte[] dst, int offset, int len, int lastBlock)
+  private int readAround(int block, int inBlock, byte[] dst, int offset, int len, int lastBlock, boolean rejected)
       throws IOException {
     int end = block;
     while (end < lastBlock
@@ -266,15 +290,35 @@ final class FileBlocks {
     BlockLoadEvent event = new BlockLoadEvent();
     event.begin();
     long got = 0;
-    try (Arena arena = Arena.ofConfined()) {
-      MemorySegment buffer = arena.allocate((long) blocks << blockShift, 4096);
-      got = file.readInto(position, new MemorySegment[] {buffer}, 1);
+    try {
+      long bytes = (long) blocks << blockShift;
+      int lent = bytes <= ScratchBuffers.BUFFER_SIZE ? scratch.borrow() : -1;
+      if (lent >= 0) {
+        // the usual case (a block or a few): a huge-page buffer of the cache's, no allocation
+        try {
+          MemorySegment buffer = scratch.buffer(lent).asSlice(0, bytes);
+          got = file.readInto(position, new MemorySegment[] {buffer}, 1);
+          copyOut(buffer, got, inBlock, dst, offset, copy);
+        } finally {
+          scratch.release(lent);
+        }
+      } else {
+        try (Arena arena = Arena.ofConfined()) {
+          MemorySegment buffer = arena.allocate(bytes, 4096);
+          got = file.readInto(position, new MemorySegment[] {buffer}, 1);
+          copyOut(buffer, got, inBlock, dst, offset, copy);
+        }
+      }
       counters.bytesRead.add(got);
-      counters.readAround.add(blocks);
+      if (rejected) {
+        counters.misses.add(blocks);
+        counters.rejected.add(blocks);
+      } else {
+        counters.readAround.add(blocks);
+      }
       if (got < inBlock + (long) copy) {
         throw shrunk(position + got);
       }
-      MemorySegment.copy(buffer, ValueLayout.JAVA_BYTE, inBlock, dst, offset, copy);
       return copy;
     } finally {
       if (event.shouldCommit()) {
@@ -282,10 +326,16 @@ final class FileBlocks {
         event.offset = position;
         event.bytes = got;
         event.blocks = blocks;
-        event.kind = AROUND;
+        event.kind = rejected ? REFUSED : AROUND;
         event.commit();
       }
     }
+  }
+
+  /** Copies up to {@code copy} bytes from {@code inBlock} on, of the {@code got} that were read. */
+  private static void copyOut(MemorySegment buffer, long got, int inBlock, byte[] dst, int offset, int copy) {
+    int n = (int) Math.max(0, Math.min(copy, got - inBlock));
+    MemorySegment.copy(buffer, ValueLayout.JAVA_BYTE, inBlock, dst, offset, n);
   }
 
   /** Starts loading the missing blocks of {@code [position, position + length)}; never waits. */
@@ -313,7 +363,7 @@ final class FileBlocks {
       }
       int[] slotsOut = new int[want];
       int[] generations = new int[want];
-      int n = policy.claimRun(this, block, want, slotsOut, generations);
+      int n = policy.claimRun(this, block, want, slotsOut, generations, false);
       prefetcher.release(want - n);
       if (n == 0) {
         if (entry(block) == 0) {

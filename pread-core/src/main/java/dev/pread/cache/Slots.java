@@ -207,6 +207,11 @@ final class Slots {
    * every file first).
    */
   void close() {
+    closeWaiting(arena);
+  }
+
+  /** Closes {@code arena}, waiting while a downcall given one of its segments holds it. */
+  static void closeWaiting(Arena arena) {
     for (int spins = 0; ; spins++) {
       try {
         arena.close();

@@ -139,7 +139,9 @@ public class TestBlockCacheEvents extends LuceneTestCase {
       try (BlockCache closedBefore = BlockCache.builder(8L * block).blockSize(block).name(name + "-closed").build()) {
         assertNotNull(closedBefore);
       }
-      try (BlockCache cache = BlockCache.builder(8L * block + 5).blockSize(block).name(name).prefetchThreads(1).build();
+      try (BlockCache cache = BlockCache.builder(8L * block + 5).blockSize(block).name(name).prefetchThreads(1)
+              .frequencyAdmission(false) // scripted evictions: CLOCK alone
+              .build();
           CachedFile f = cache.open(p);
           CachedFile around = cache.open(p, false)) {
         recording.start();

@@ -73,7 +73,8 @@ public class TestBlockCacheFaults extends LuceneTestCase {
     int block = 4096;
     long seed = random().nextLong();
     Path p = Content.write(dir, "f", seed, 50L * block);
-    try (BlockCache cache = BlockCache.builder(8L * block).blockSize(block).build();
+    // scripted evictions: CLOCK alone
+    try (BlockCache cache = BlockCache.builder(8L * block).blockSize(block).frequencyAdmission(false).build();
         CachedFile f = cache.open(p);
         CachedFile around = cache.open(p, false);
         FaultInjection faults = FaultInjection.install(dir)) {

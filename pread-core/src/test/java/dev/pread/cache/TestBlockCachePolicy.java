@@ -54,7 +54,9 @@ public class TestBlockCachePolicy extends LuceneTestCase {
    *
    * <p>The hot set must be hit while cached: CLOCK keeps no history of evicted blocks, so a block
    * read exactly once per round, then evicted, comes back as new as a scan's block is, and a scan of
-   * more than the free blocks takes it (as it does under LRU).
+   * more than the free blocks takes it (as it does under LRU). That case is admission's: {@link
+   * #testAdmissionKeepsABlockReadOncePerRound}. This test runs without admission, so that it shows
+   * CLOCK's own resistance.
    */
   public void testHotSetSurvivesScans() throws IOException {
     int capacity = 64, hot = 32, hotReads = 2, scan = 64, rounds = 30, warmup = 1;
@@ -66,7 +68,8 @@ public class TestBlockCachePolicy extends LuceneTestCase {
     long hotSeed = random().nextLong(), scanSeed = random().nextLong();
     Path hotPath = Content.write(dir, "hot", hotSeed, (long) hot * BLOCK);
     Path scanPath = Content.write(dir, "scan", scanSeed, (long) scan * rounds * BLOCK);
-    try (BlockCache cache = BlockCache.builder((long) capacity * BLOCK).blockSize(BLOCK).build();
+    try (BlockCache cache =
+            BlockCache.builder((long) capacity * BLOCK).blockSize(BLOCK).frequencyAdmission(false).build();
         CachedFile hotFile = cache.open(hotPath);
         CachedFile scanFile = cache.open(scanPath)) {
       byte[] b = new byte[BLOCK];
@@ -172,6 +175,134 @@ public class TestBlockCachePolicy extends LuceneTestCase {
       assertEquals(s.toString(), 18, s.readAround());
       assertEquals(s.toString(), 2, s.misses());
       assertEquals(s.toString(), 2L * BLOCK, s.residentBytes());
+    }
+  }
+
+  /**
+   * Hot-set reads that miss, per round, when a hot set of 32 blocks is read once per round and then
+   * 64 blocks never seen before are read once, through a cache of 64 blocks.
+   */
+  private int[] hotMissesReadOncePerRound(boolean admission, int rounds) throws IOException {
+    int capacity = 64, hot = 32, scan = 64;
+    Path dir = createTempDir();
+    long hotSeed = random().nextLong(), scanSeed = random().nextLong();
+    Path hotPath = Content.write(dir, "hot", hotSeed, (long) hot * BLOCK);
+    Path scanPath = Content.write(dir, "scan", scanSeed, (long) scan * rounds * BLOCK);
+    int[] misses = new int[rounds];
+    try (BlockCache cache =
+            BlockCache.builder((long) capacity * BLOCK).blockSize(BLOCK).frequencyAdmission(admission).build();
+        CachedFile hotFile = cache.open(hotPath);
+        CachedFile scanFile = cache.open(scanPath)) {
+      byte[] b = new byte[BLOCK];
+      long scanBlock = 0;
+      for (int round = 0; round < rounds; round++) {
+        long before = cache.stats().misses();
+        for (int block = 0; block < hot; block++) {
+          int at = random().nextInt(BLOCK - 8);
+          hotFile.read((long) block * BLOCK + at, b, 0, 8);
+          Content.check("hot", hotSeed, (long) block * BLOCK + at, b, 0, 8);
+        }
+        misses[round] = (int) (cache.stats().misses() - before);
+        for (int i = 0; i < scan; i++, scanBlock++) {
+          int len = 1 + random().nextInt(BLOCK);
+          scanFile.read(scanBlock * BLOCK, b, 0, len);
+          Content.check("scan", scanSeed, scanBlock * BLOCK, b, 0, len);
+        }
+      }
+      BlockCacheStats s = cache.stats();
+      assertEquals(s.toString(), 0, s.readAround());
+      if (admission) {
+        assertTrue("scan blocks refused: " + s, s.rejected() > 0);
+        assertTrue("refused blocks are misses: " + s, s.misses() >= s.rejected());
+      } else {
+        assertEquals(s.toString(), 0, s.rejected());
+      }
+    }
+    return misses;
+  }
+
+  /**
+   * With admission, the sketch remembers that the hot blocks come back every round, so blocks read
+   * once cannot replace them: after the first round no hot read misses (but for the rare scan
+   * block whose four counters all collide with hot ones). CLOCK alone misses most of them every
+   * round: a block read once per round is as new to it as a scan's block.
+   */
+  public void testAdmissionKeepsABlockReadOncePerRound() throws IOException {
+    int rounds = 30;
+    int[] clock = hotMissesReadOncePerRound(false, rounds);
+    int[] admitted = hotMissesReadOncePerRound(true, rounds);
+    int clockLater = 0, admittedLater = 0;
+    for (int round = 1; round < rounds; round++) {
+      clockLater += clock[round];
+      admittedLater += admitted[round];
+    }
+    assertEquals("the first round fills free blocks", 32, admitted[0]);
+    assertTrue("CLOCK alone loses the hot set: " + java.util.Arrays.toString(clock), clockLater >= 16 * (rounds - 1));
+    assertTrue("admission keeps it: " + java.util.Arrays.toString(admitted), admittedLater <= rounds / 3);
+  }
+
+  /**
+   * A block refused by admission is read around: right bytes, no eviction, the cached blocks stay;
+   * read often enough, it outweighs the victim and is inserted.
+   */
+  public void testRefusedBlocksAreReadAroundUntilFrequent() throws IOException {
+    int capacity = TestUtil.nextInt(random(), 4, 32);
+    Path dir = createTempDir();
+    long hotSeed = random().nextLong(), newSeed = random().nextLong();
+    Path hotPath = Content.write(dir, "hot", hotSeed, (long) capacity * BLOCK);
+    long newSize = 8L * capacity * BLOCK + 123;
+    Path newPath = Content.write(dir, "new", newSeed, newSize);
+    try (BlockCache cache = BlockCache.builder((long) capacity * BLOCK).blockSize(BLOCK).build();
+        CachedFile hotFile = cache.open(hotPath);
+        CachedFile newFile = cache.open(newPath)) {
+      byte[] b = new byte[3 * BLOCK];
+      for (int pass = 0; pass < 3; pass++) {
+        for (int block = 0; block < capacity; block++) {
+          hotFile.read((long) block * BLOCK, b, 0, BLOCK);
+        }
+      }
+      BlockCacheStats full = cache.stats();
+      assertEquals(full.toString(), capacity, full.misses());
+      // Each block of the new file once: reads of one to three blocks, from a random offset in the
+      // first to a random end in the last, so that no block is read twice.
+      long newBlocks = (newSize + BLOCK - 1) / BLOCK;
+      for (long block = 0; block < newBlocks; ) {
+        long span = Math.min(newBlocks - block, 1 + random().nextInt(3));
+        long firstEnd = Math.min(newSize, (block + 1) * BLOCK);
+        long lastStart = (block + span - 1) * BLOCK, lastEnd = Math.min(newSize, lastStart + BLOCK);
+        long pos = block * BLOCK + random().nextInt((int) (firstEnd - block * BLOCK));
+        long from = Math.max(pos, lastStart);
+        long end = from + 1 + random().nextInt((int) (lastEnd - from));
+        newFile.read(pos, b, 0, (int) (end - pos));
+        Content.check("refused", newSeed, pos, b, 0, (int) (end - pos));
+        block += span;
+      }
+      BlockCacheStats after = cache.stats();
+      // A new block is admitted only when its estimate is inflated: all four of its counters shared
+      // with hot blocks' (count-min sketches overestimate, never underestimate). That is rare.
+      long admitted = after.evictions();
+      assertTrue(after.toString(), admitted <= 1 + newBlocks / 20);
+      assertEquals(after.toString(), 0, after.readAround());
+      assertEquals(after.toString(), newBlocks - admitted, after.rejected());
+      assertEquals(after.toString(), full.misses() + newBlocks, after.misses());
+      assertEquals(after.toString(), full.residentBytes(), after.residentBytes());
+      for (int block = 0; block < capacity; block++) {
+        hotFile.read((long) block * BLOCK, b, 0, BLOCK);
+        Content.check("hot", hotSeed, (long) block * BLOCK, b, 0, BLOCK);
+      }
+      assertTrue("the cached blocks stay: " + cache.stats(), cache.stats().misses() <= after.misses() + admitted);
+      // One block read again and again: refused while the victims were used more, then inserted.
+      long block = random().nextInt((int) newBlocks - 1);
+      int reads = 0;
+      long hitsBefore;
+      do {
+        hitsBefore = cache.stats().hits();
+        newFile.read(block * BLOCK, b, 0, BLOCK);
+        Content.check("repeated", newSeed, block * BLOCK, b, 0, BLOCK);
+        reads++;
+        assertTrue("still refused after " + reads + " reads: " + cache.stats(), reads <= 16);
+      } while (cache.stats().hits() == hitsBefore);
+      assertTrue(cache.stats().toString(), cache.stats().evictions() > after.evictions());
     }
   }
 }

@@ -221,7 +221,8 @@ public class TestSlots extends LuceneTestCase {
     int block = 4096;
     long seed = random().nextLong();
     Path p = Content.write(createTempDir(), "f", seed, 10L * block);
-    try (BlockCache cache = BlockCache.builder(2L * block).blockSize(block).build();
+    // scripted evictions: CLOCK alone
+    try (BlockCache cache = BlockCache.builder(2L * block).blockSize(block).frequencyAdmission(false).build();
         CachedFile f = cache.open(p)) {
       byte[] b = new byte[block];
       f.read(0, b, 0, 1); // slot 0
