@@ -133,6 +133,7 @@ final class CacheBlockSizeCommand implements Callable<Integer> {
     zipf.limit = limit;
     zipf.heap = pressureHeap;
     zipf.bufferSize = PreadDirectory.DEFAULT_BUFFER_SIZE;
+    zipf.warmupBytes = limit;
     zipf.warmupCapSeconds = 3;
     zipf.seconds = ioSeconds;
     zipf.rounds = ioRounds;

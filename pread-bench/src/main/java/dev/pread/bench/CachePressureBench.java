@@ -24,6 +24,8 @@ final class CachePressureBench {
     long limit;
     String heap;
     int bufferSize;
+    /** Bytes a worker reads from storage, untimed, before it measures; 0: as many as the file holds. */
+    long warmupBytes;
     double warmupCapSeconds;
     double seconds;
     int rounds;
@@ -58,7 +60,9 @@ final class CachePressureBench {
         spec.bufferSize = o.bufferSize;
         spec.cacheBudget = c.cache() == null ? 0 : c.cache().budgetBytes();
         spec.cacheBlockSize = c.cache() == null ? 0 : c.cache().blockSize();
+        spec.cacheNoAdmission = c.cache() != null && !c.cache().admission();
         spec.limit = o.limit;
+        spec.warmupBytes = o.warmupBytes > 0 ? o.warmupBytes : o.fileSize;
         spec.warmupCapSeconds = o.warmupCapSeconds;
         spec.seconds = o.seconds;
         spec.threads = o.threads;
@@ -89,10 +93,12 @@ final class CachePressureBench {
         "one child JVM per strategy and round (heap %s pre-touched, SerialGC), each in a fresh %s, reading the %s"
             + " file at %s (fixed seeds, the same for every strategy); dir-cached's cache is half the limit."
             + " Steady state: the file is evicted, the strategy opens and reads the same pattern, untimed, until"
-            + " the limit's worth came from storage (cap %.0f s); then the group's peak is reset and %.1f s are"
+            + " %s came from storage (cap %.0f s); then the group's peak is reset and %.1f s are"
             + " measured per thread count; %d rounds. The memory table gives each worker's peak charge against the"
             + " limit and its OOM kills (a kill fails the run)",
-        o.heap, where, Format.bytes(o.fileSize), zipf.describe(o.readSize, o.fileSize), o.warmupCapSeconds,
+        o.heap, where, Format.bytes(o.fileSize), zipf.describe(o.readSize, o.fileSize),
+        o.warmupBytes > 0 ? Format.bytes(o.warmupBytes) : "the file's size (" + Format.bytes(o.fileSize) + ")",
+        o.warmupCapSeconds,
         o.seconds, o.rounds));
   }
 }

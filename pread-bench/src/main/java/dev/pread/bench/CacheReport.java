@@ -37,16 +37,17 @@ final class CacheReport {
       return "";
     }
     StringBuilder sb = new StringBuilder("### Block cache (dir-cached), per cell over its rounds\n\n"
-        + "Hits include reads that waited for a load in flight (another reader's or a prefetch). Allocated: the"
+        + "Hits include reads that waited for a load in flight (another reader's or a prefetch). Refused: misses"
+        + " that admission did not insert (read around the cache; counted in misses). Allocated: the"
         + " most block memory the cache held, never above its budget (checked).\n\n"
-        + "| section | cell | budget | block | hit ratio | hits | misses | MB read from storage | evictions"
+        + "| section | cell | budget | block | hit ratio | hits | misses | refused | MB read from storage | evictions"
         + " | prefetch submitted / deduplicated / dropped | allocated |\n"
-        + "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        + "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (Row x : rows) {
       CacheUse c = x.cache();
-      sb.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %.4f | %,d | %,d | %.0f | %,d | %,d / %,d / %,d | %s |%n",
+      sb.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %.4f | %,d | %,d | %,d | %.0f | %,d | %,d / %,d / %,d | %s |%n",
           x.section(), x.what(), Format.size(c.budgetBytes), Format.bytes(c.blockSize), c.hitRatio(), c.hits,
-          c.misses, c.bytesRead / 1e6, c.evictions, c.prefetchSubmitted, c.prefetchDeduplicated, c.prefetchDropped,
+          c.misses, c.rejected, c.bytesRead / 1e6, c.evictions, c.prefetchSubmitted, c.prefetchDeduplicated, c.prefetchDropped,
           Format.size(c.allocatedBytes)));
     }
     return sb.append('\n').toString();

@@ -17,10 +17,21 @@ import java.util.Locale;
  *
  * @param budgetBytes most bytes of block data the cache holds
  * @param blockSize bytes per block, a power of two from 4 KiB to 1 MiB
+ * @param admission the cache's frequency admission ({@code BlockCache.Builder#frequencyAdmission})
  */
-record CacheSettings(long budgetBytes, int blockSize) {
+record CacheSettings(long budgetBytes, int blockSize, boolean admission) {
   /** Blocks added to a "holding" budget, so that a full cache still has free blocks to load into. */
   static final int SLACK_BLOCKS = 64;
+
+  /** With admission, the cache's default. */
+  CacheSettings(long budgetBytes, int blockSize) {
+    this(budgetBytes, blockSize, true);
+  }
+
+  /** The same cache with admission on or off. */
+  CacheSettings withAdmission(boolean on) {
+    return new CacheSettings(budgetBytes, blockSize, on);
+  }
 
   CacheSettings {
     if (budgetBytes < blockSize || blockSize <= 0) {
@@ -41,10 +52,11 @@ record CacheSettings(long budgetBytes, int blockSize) {
 
   /** Builds the cache; the caller closes it. */
   BlockCache build(String name) {
-    return BlockCache.builder(budgetBytes).blockSize(blockSize).name(name).build();
+    return BlockCache.builder(budgetBytes).blockSize(blockSize).frequencyAdmission(admission).name(name).build();
   }
 
   String describe() {
-    return String.format(Locale.ROOT, "budget %s, %s blocks", Format.size(budgetBytes), Format.bytes(blockSize));
+    return String.format(Locale.ROOT, "budget %s, %s blocks%s", Format.size(budgetBytes), Format.bytes(blockSize),
+        admission ? "" : ", no admission");
   }
 }

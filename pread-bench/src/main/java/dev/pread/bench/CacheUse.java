@@ -16,6 +16,8 @@ final class CacheUse {
   long evictions;
   long bytesRead;
   long readAround;
+  /** Misses that admission did not insert (read around the cache); part of {@link #misses}. */
+  long rejected;
   long prefetchSubmitted;
   long prefetchDeduplicated;
   long prefetchDropped;
@@ -48,6 +50,7 @@ final class CacheUse {
     u.evictions = after.evictions() - before.evictions();
     u.bytesRead = after.bytesRead() - before.bytesRead();
     u.readAround = after.readAround() - before.readAround();
+    u.rejected = after.rejected() - before.rejected();
     u.prefetchSubmitted = after.prefetchSubmitted() - before.prefetchSubmitted();
     u.prefetchDeduplicated = after.prefetchDeduplicated() - before.prefetchDeduplicated();
     u.prefetchDropped = after.prefetchDropped() - before.prefetchDropped();
@@ -73,6 +76,7 @@ final class CacheUse {
     u.evictions = total.evictions + round.evictions;
     u.bytesRead = total.bytesRead + round.bytesRead;
     u.readAround = total.readAround + round.readAround;
+    u.rejected = total.rejected + round.rejected;
     u.prefetchSubmitted = total.prefetchSubmitted + round.prefetchSubmitted;
     u.prefetchDeduplicated = total.prefetchDeduplicated + round.prefetchDeduplicated;
     u.prefetchDropped = total.prefetchDropped + round.prefetchDropped;

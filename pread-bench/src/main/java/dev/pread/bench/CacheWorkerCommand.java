@@ -27,7 +27,10 @@ final class CacheWorkerCommand implements Callable<Integer> {
     int bufferSize;
     long cacheBudget;
     int cacheBlockSize;
+    /** True for a cache without frequency admission (absent from older specs: admission on). */
+    boolean cacheNoAdmission;
     long limit;
+    long warmupBytes;
     double warmupCapSeconds;
     double seconds;
     int[] threads;
@@ -43,11 +46,11 @@ final class CacheWorkerCommand implements Callable<Integer> {
     Spec spec = files.readSpec(Spec.class);
     Path file = Path.of(spec.file);
     ZipfBlocks zipf = new ZipfBlocks(spec.exponent);
-    CacheSettings cache = spec.cacheBudget > 0 ? new CacheSettings(spec.cacheBudget, spec.cacheBlockSize) : null;
+    CacheSettings cache = spec.cacheBudget > 0 ? new CacheSettings(spec.cacheBudget, spec.cacheBlockSize, !spec.cacheNoAdmission) : null;
     Results r = new Results();
     CacheControl.evict(file);
     try (Strategy strategy = ReadStrategies.open(spec.strategy, file, spec.bufferSize, cache)) {
-      double warmed = SteadyState.readFromStorage(spec.limit, spec.warmupCapSeconds,
+      double warmed = SteadyState.readFromStorage(spec.warmupBytes, spec.warmupCapSeconds,
           slice -> RandomReadRun.run(strategy, 1, spec.readSize, spec.fileSize, 0, 200,
               spec.seed * 1_000_003L + slice, zipf));
       System.out.printf("cache pressure %s: warmed up in %.1f s%n", spec.label, warmed);

@@ -44,6 +44,8 @@ final class LuceneBench {
     int[] threads;
     List<String> directories = DIRECTORIES;
     int cacheBlockSize = dev.pread.cache.BlockCache.DEFAULT_BLOCK_SIZE;
+    /** dir-cached's frequency admission. */
+    boolean cacheAdmission = true;
     /** dir-cached's cache under pressure, as a share of the page-cache budget. */
     double cachePressureShare = 0.5;
     boolean warm;
@@ -181,6 +183,7 @@ final class LuceneBench {
           CacheSettings cache = cacheFor(regime, indexBytes, budget, o.cacheBlockSize, o.cachePressureShare);
           spec.cacheBudget = cache.budgetBytes();
           spec.cacheBlockSize = cache.blockSize();
+          spec.cacheNoAdmission = !o.cacheAdmission;
           Results w;
           MemoryCheck group = null;
           if (regime.equals("pressure")) {

@@ -46,9 +46,11 @@ final class QueryWorkerCommand implements Callable<Integer> {
     /** dir-cached's cache: budget and block size, chosen by the parent for the regime. */
     long cacheBudget;
     int cacheBlockSize;
+    /** True for a cache without frequency admission. */
+    boolean cacheNoAdmission;
 
     CacheSettings cache() {
-      return cacheBudget > 0 ? new CacheSettings(cacheBudget, cacheBlockSize) : null;
+      return cacheBudget > 0 ? new CacheSettings(cacheBudget, cacheBlockSize, !cacheNoAdmission) : null;
     }
   }
 
