@@ -38,7 +38,8 @@ final class CacheReport {
     }
     StringBuilder sb = new StringBuilder("### Block cache (dir-cached), per cell over its rounds\n\n"
         + "Hits include reads that waited for a load in flight (another reader's or a prefetch). Refused: misses"
-        + " that admission did not insert (read around the cache; counted in misses). Allocated: the"
+        + " that could not be inserted because the slot admission chose was busy (read around the cache;"
+        + " counted in misses). Allocated: the"
         + " most block memory the cache held, never above its budget (checked).\n\n"
         + "| section | cell | budget | block | hit ratio | hits | misses | refused | MB read from storage | evictions"
         + " | prefetch submitted / deduplicated / dropped | allocated |\n"

@@ -16,7 +16,7 @@ final class CacheUse {
   long evictions;
   long bytesRead;
   long readAround;
-  /** Misses that admission did not insert (read around the cache); part of {@link #misses}. */
+  /** Misses read around the cache because the slot admission chose was busy; part of {@link #misses}. */
   long rejected;
   long prefetchSubmitted;
   long prefetchDeduplicated;

@@ -28,7 +28,7 @@ import org.apache.lucene.store.AlreadyClosedException;
  * transparent huge pages), committed by the kernel as blocks are first written, and all of it is
  * freed by {@link #close()}. It is not page cache: the kernel cannot reclaim it under a memory
  * limit. Besides the data, the cache keeps {@link
- * #fixedOverheadBytes()} on the Java heap (81 bytes per block, and up to 16 more with {@link
+ * #fixedOverheadBytes()} on the Java heap (81 bytes per block, and up to 21 more with {@link
  * Builder#frequencyAdmission admission}), 2 MiB off the heap for reads that bypass the blocks
  * (mapped on the first such read), and each open file a table of
  * 8 bytes per block of the file (for example 1.5 MiB for a 3 GiB index at 16 KiB blocks).
@@ -190,11 +190,11 @@ public final class BlockCache implements Closeable {
     }
 
     /**
-     * Whether a block that missed may replace a cached one only if it was used more often lately
-     * (TinyLFU admission over the CLOCK policy; see the package documentation). On by default: it
-     * keeps more hits under skewed reads larger than the cache. With false, every miss is inserted
-     * (plain CLOCK). Misses refused are read around the cache and counted in {@link
-     * BlockCacheStats#rejected()}. It costs a sketch of up to 16 bytes per block on the heap.
+     * Whether a block that missed may replace a cached one only if it was used more often lately,
+     * going into a small window otherwise (W-TinyLFU over the CLOCK policy; see the package
+     * documentation). On by default: it keeps more hits under skewed reads larger than the cache.
+     * With false, every miss replaces CLOCK's victim. It costs a sketch of up to 16 bytes per block,
+     * and 5 more for the window, on the heap.
      */
     public Builder frequencyAdmission(boolean enabled) {
       this.frequencyAdmission = enabled;
@@ -403,7 +403,7 @@ public final class BlockCache implements Closeable {
   /**
    * Bytes on the Java heap the cache keeps whatever it holds: per block a state word on its own
    * cache line, its owner, use count and free-list entry, and with admission a frequency sketch of
-   * up to 16 bytes per block. Files add 8 bytes per block of the file while open.
+   * up to 16 bytes per block and the window's 5. Files add 8 bytes per block of the file while open.
    */
   public long fixedOverheadBytes() {
     return (long) slots.count * Slots.stateBytesPerSlot() + policy.bytes();

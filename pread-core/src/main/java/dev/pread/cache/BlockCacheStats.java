@@ -13,8 +13,9 @@ package dev.pread.cache;
  * @param bytesRead bytes read from storage, by readers, read-around and prefetch
  * @param readAround blocks read for inputs that do not insert (merges, read-once) or, when every
  *     block was pinned, into a temporary buffer
- * @param rejected misses that admission did not insert, because the block was used less often
- *     lately than the block it would have replaced; they were read around the cache
+ * @param rejected misses that admission could not insert because the slot it chose was pinned or
+ *     loading (see {@code BlockCache.Builder#frequencyAdmission}); they were read around the
+ *     cache. Rare: with one reader, never
  * @param prefetchSubmitted blocks whose loading a prefetch started
  * @param prefetchDeduplicated blocks a prefetch asked for that were cached or already loading
  * @param prefetchDropped blocks a prefetch asked for that were not loaded: the in-flight cap was

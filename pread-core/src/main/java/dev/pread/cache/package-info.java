@@ -23,10 +23,12 @@
  *       that read rather than making its own.
  *   <li><b>Eviction</b> is CLOCK with a two-bit use count: blocks read once go first, a hot set
  *       survives scans of once-read blocks, and merges and read-once inputs do not insert at all.
- *   <li><b>Admission</b> (TinyLFU): a count-min sketch of 4-bit counters, halved periodically,
- *       estimates each block's recent uses. A missed block takes the victim's slot only if it was
- *       used more often than the victim; otherwise it is read around the cache. Hits update the
- *       sketch only while they raise a block's use count, so a hot block's hits write nothing.
+ *   <li><b>Admission</b> (after W-TinyLFU): a count-min sketch of 4-bit counters, halved
+ *       periodically, estimates each block's recent uses. A missed block takes CLOCK's victim's slot
+ *       only if it was used more often than the victim; otherwise it goes into a window of 1% of
+ *       the blocks, replacing the window's oldest (which moves to the main part instead if it was
+ *       used more than the victim). Hits update the sketch only while they raise a block's use
+ *       count, so a hot block's hits write nothing.
  *   <li><b>Prefetch</b> claims slots on the caller's thread (so that a read right after finds them
  *       loading and waits, instead of reading them twice), then submits one load per run of missing
  *       blocks to a thread pool that hands each load straight to an idle thread, under a cap on
