@@ -14,6 +14,7 @@ import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
 import me.tongfei.progressbar.ProgressBarStyle;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -90,14 +91,7 @@ final class BenchCommand implements Callable<Integer> {
   @Option(names = "--io-rounds", description = "Rounds of cold and pressure cells (default: 2; 5 with --full).")
   Integer ioRounds;
 
-  @Option(names = "--pressure-file-size", description = "Data file of the pressure regime (default: ${DEFAULT-VALUE}, 4x the limit).")
-  String pressureFileSize = "4g";
-
-  @Option(names = "--pressure-limit", description = "Memory cgroup limit: heap + native + page cache (default: ${DEFAULT-VALUE}).")
-  String pressureLimit = "1g";
-
-  @Option(names = "--pressure-heap", description = "Heap of the pressure worker JVM (default: ${DEFAULT-VALUE}).")
-  String pressureHeap = "256m";
+  @Mixin PressureOptions pressureSetup = new PressureOptions();
 
   @Option(names = "--buffer-size", description = "PreadDirectory buffer size (default: ${DEFAULT-VALUE}).")
   int bufferSize = PreadDirectory.DEFAULT_BUFFER_SIZE;
@@ -275,7 +269,7 @@ final class BenchCommand implements Callable<Integer> {
       }
       if (rawCold || cacheCold) {
         // Distinct blocks of the larger data file, so that no read hits a page the run brought in.
-        long bsize = Math.max(size, Format.parseBytes(pressureFileSize));
+        long bsize = Math.max(size, pressureSetup.fileSizeBytes());
         Path bfile = dataFile(bsize);
         DataFile.ensure(bfile, bsize);
         CacheSettings coldCache = new CacheSettings(Format.parseBytes(cacheColdBudget), cacheBlockSize);
@@ -297,7 +291,7 @@ final class BenchCommand implements Callable<Integer> {
             });
       }
       if (rawPressure) {
-        long psize = Format.parseBytes(pressureFileSize);
+        long psize = pressureSetup.fileSizeBytes();
         Path pfile = psize == size ? file : dataFile(psize);
         pb.setExtraMessage("pressure: data file " + pfile.getFileName());
         DataFile.ensure(pfile, psize);
@@ -305,7 +299,7 @@ final class BenchCommand implements Callable<Integer> {
         runPressure(r, pfile, psize, pressureStrategies, ioR, distances, batchSizes, pb);
       }
       if (cachePressure) {
-        long psize = Format.parseBytes(pressureFileSize);
+        long psize = pressureSetup.fileSizeBytes();
         Path pfile = dataFile(psize);
         pb.setExtraMessage("pressure, Zipf: data file " + pfile.getFileName());
         DataFile.ensure(pfile, psize);
@@ -359,8 +353,8 @@ final class BenchCommand implements Callable<Integer> {
 
   private CachePressureBench.Options zipfOptions(int rounds) {
     CachePressureBench.Options o = new CachePressureBench.Options();
-    o.limit = Format.parseBytes(pressureLimit);
-    o.heap = pressureHeap;
+    o.limit = pressureSetup.limitBytes();
+    o.heap = pressureSetup.heap;
     o.bufferSize = bufferSize;
     // Steady state: the page cache or block cache full, every miss evicting, and the block cache's
     // admission settled. The sketch needs more than one cache's worth of misses to tell hot blocks
@@ -396,7 +390,7 @@ final class BenchCommand implements Callable<Integer> {
     o.pressureSeconds = o.warmSeconds;
     o.pressureWarmupCapSeconds = full ? 30 : 4;
     o.jitWarmupSeconds = full ? 5 : 2;
-    o.pressureHeap = pressureHeap;
+    o.pressureHeap = pressureSetup.heap;
     o.pressureOverhead = 192L << 20;
     o.threads = new int[] {1, 2};
     o.directories = directories;
@@ -502,7 +496,7 @@ final class BenchCommand implements Callable<Integer> {
 
   private void runPressure(Results r, Path file, long size, List<String> pressureStrategies, int ioR,
       int[] distances, int[] batchSizes, ProgressBar pb) throws Exception {
-    long limit = Format.parseBytes(pressureLimit);
+    long limit = pressureSetup.limitBytes();
     WorkerCommand.Spec spec = new WorkerCommand.Spec();
     spec.file = file.toAbsolutePath().toString();
     spec.fileSize = size;
@@ -528,7 +522,7 @@ final class BenchCommand implements Callable<Integer> {
     Results w;
     try (MemoryCgroup cg = MemoryCgroup.create("pread-bench-" + ProcessHandle.current().pid(), limit)) {
       where = cg.describe();
-      w = WorkerProcess.run("worker", spec, pressureHeap, cg,
+      w = WorkerProcess.run("worker", spec, pressureSetup.heap, cg,
           line -> line.startsWith("pressure ") || line.startsWith("prefetch distance") || line.startsWith("batch cell"),
           line -> {
             pb.setExtraMessage(line);
@@ -547,7 +541,7 @@ final class BenchCommand implements Callable<Integer> {
             + " (batches of 16, prefetching) until it has read the limit's worth from storage (cap %d s); then"
             + " its cells run; the fewest limit hits in any measured cell: %s. 1 thread, random 16 KiB reads,"
             + " %.1f s per cell, %d rounds; ratios against dir-mmap-random",
-        pressureHeap, where, Format.bytes(size), hits, peak < 0 ? "?" : Format.bytes(peak - peak % (1 << 20)),
+        pressureSetup.heap, where, Format.bytes(size), hits, peak < 0 ? "?" : Format.bytes(peak - peak % (1 << 20)),
         (int) spec.warmupCapSeconds, fewestHits(w), ioSeconds, ioR));
   }
 

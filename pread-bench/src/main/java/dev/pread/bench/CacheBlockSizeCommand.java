@@ -15,6 +15,7 @@ import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
 import me.tongfei.progressbar.ProgressBarStyle;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -53,14 +54,7 @@ final class CacheBlockSizeCommand implements Callable<Integer> {
   @Option(names = "--file-size", description = "Data file of the warm cells, held whole by the cache (default: ${DEFAULT-VALUE}).")
   String fileSize = "1g";
 
-  @Option(names = "--pressure-file-size", description = "Data file of the pressure and cold cells (default: ${DEFAULT-VALUE}).")
-  String pressureFileSize = "4g";
-
-  @Option(names = "--pressure-limit", description = "Memory cgroup limit of a pressure worker (default: ${DEFAULT-VALUE}).")
-  String pressureLimit = "1g";
-
-  @Option(names = "--pressure-heap", description = "Heap of a pressure worker (default: ${DEFAULT-VALUE}).")
-  String pressureHeap = "256m";
+  @Mixin PressureOptions pressureSetup = new PressureOptions();
 
   @Option(names = "--cold-budget", description = "Cache of a cold cell, fresh per cell (default: ${DEFAULT-VALUE}).")
   String coldBudget = "256m";
@@ -99,8 +93,8 @@ final class CacheBlockSizeCommand implements Callable<Integer> {
       labels.put(label(bs), bs);
     }
     long warmSize = Format.parseBytes(fileSize);
-    long ioSize = Format.parseBytes(pressureFileSize);
-    long limit = Format.parseBytes(pressureLimit);
+    long ioSize = pressureSetup.fileSizeBytes();
+    long limit = pressureSetup.limitBytes();
     Path warmFile = BenchFiles.dataFile(dir, warmSize);
     Path ioFile = BenchFiles.dataFile(dir, ioSize);
     boolean warm = regimes.contains("warm");
@@ -131,7 +125,7 @@ final class CacheBlockSizeCommand implements Callable<Integer> {
     zipf.file = ioFile;
     zipf.fileSize = ioSize;
     zipf.limit = limit;
-    zipf.heap = pressureHeap;
+    zipf.heap = pressureSetup.heap;
     zipf.bufferSize = PreadDirectory.DEFAULT_BUFFER_SIZE;
     zipf.warmupBytes = limit;
     zipf.warmupCapSeconds = 3;
