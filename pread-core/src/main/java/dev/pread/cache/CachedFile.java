@@ -28,7 +28,8 @@ import org.apache.lucene.store.AlreadyClosedException;
 public final class CachedFile implements Closeable {
   private final FileBlocks blocks;
   private final boolean insert;
-  private volatile boolean closed;
+  /** Read by {@link BlockReader}s on every read. */
+  volatile boolean closed;
 
   CachedFile(FileBlocks blocks, boolean insert) {
     this.blocks = blocks;
@@ -88,6 +89,21 @@ public final class CachedFile implements Closeable {
   /** Reads exactly {@code length} bytes; see {@link #readAtLeast}. */
   public void read(long position, byte[] dst, int offset, int length) throws IOException {
     readAtLeast(position, dst, offset, length, length);
+  }
+
+  /**
+   * A reader of this file that reads block memory in place (see {@link BlockReader}): for a
+   * thread's small random and sequential reads, which it serves without a copy into a buffer.
+   *
+   * @throws IllegalStateException if this file does not insert (a reader loads what it misses)
+   * @throws AlreadyClosedException if this file or the cache is closed
+   */
+  public BlockReader newReader() {
+    if (!insert) {
+      throw new IllegalStateException(path() + ": opened without inserting; read it with read()");
+    }
+    ensureOpen();
+    return new BlockReader(this, blocks);
   }
 
   /**

@@ -14,13 +14,17 @@ import java.lang.invoke.VarHandle;
  * CachedFile}s read it, and a table from block number to cache slot.
  *
  * <p><b>Table.</b> One {@code long} per block of the file: 0 when the block is not cached, else
- * {@link Slots#entry(int, int) slot and generation}. Entries go from 0 to a slot only under the
- * policy's lock ({@link ClockPolicy#claimRun}), and back to 0 by a CAS from the exact entry, so a
- * block has at most one slot and a slot serves at most one block.
+ * {@link Slots#entry(int, int) slot and generation}, marked {@link Slots#loaded loaded} once the
+ * contents are in. Entries go from 0 to a slot only under the policy's lock ({@link
+ * ClockPolicy#claimRun}), and back to 0 by a CAS from the exact entry, so a block has at most one
+ * slot and a slot serves at most one block. Whoever claims a slot clears the entry of the block it
+ * held before anything writes the slot's memory: an entry that is still the same after a read of
+ * the slot's memory proves the read saw that block ({@link #holds}).
  *
- * <p><b>Hit:</b> read the entry, pin the slot at that generation, copy, unpin. No lock, no
- * allocation. A pin that fails because the generation moved on means the slot was reused: the entry
- * is stale, and is cleared if nobody has yet.
+ * <p><b>Hit:</b> read the entry, pin the slot at that generation, copy, unpin; or, for a {@link
+ * BlockReader}, read the memory in place and check the entry again. No lock, no allocation. A pin
+ * that fails because the generation moved on means the slot was reused: the entry is stale, and is
+ * cleared if nobody has yet.
  *
  * <p><b>Miss:</b> the reader claims slots for the run of missing blocks its read needs (at most
  * {@link NativeFile#MAX_VECTOR}), installs them as loading, reads them with one vectored {@code
@@ -86,8 +90,26 @@ final class FileBlocks {
     return TABLE.compareAndSet(table, block, 0L, entry);
   }
 
+  /** Clears the entry of {@code block} if it names {@code expected}'s slot and generation. */
   void clear(int block, long expected) {
-    TABLE.compareAndSet(table, block, expected, 0L);
+    long current = entry(block);
+    if (current != 0 && Slots.sameBlock(current, expected)) {
+      TABLE.compareAndSet(table, block, current, 0L);
+    }
+  }
+
+  /**
+   * True if {@code block}'s entry is still {@code entry}: then its slot has not been claimed for
+   * other contents since the entry was read, since a claim clears the entry (under the policy's
+   * lock) before the slot's memory is written. The check that makes an unpinned read of the slot's
+   * memory valid ({@link BlockReader}): call it after reading; bytes read before a false answer
+   * may be the slot's next contents and must be discarded.
+   */
+  boolean holds(int block, long entry) {
+    // Orders the caller's reads of the block before this read of the entry (as StampedLock's
+    // validate does); opaque so that the JIT reads the entry again on every call.
+    VarHandle.acquireFence();
+    return (long) TABLE.getOpaque(table, block) == entry;
   }
 
   /**
@@ -183,6 +205,59 @@ final class FileBlocks {
     }
   }
 
+  /** {@link #acquire} result: no slot could be had, every one pinned or loading. */
+  static final long NO_SLOT = 0;
+
+  /** {@link #acquire} result: admission refused the block. Never an entry (slot + 1 is never 0). */
+  static final long REFUSED_ENTRY = Long.MIN_VALUE;
+
+  /**
+   * Makes {@code block} cached and loaded, loading it if it is missing, for a reader that reads its
+   * memory in place ({@link BlockReader}). Counts a hit (and a use) if it was cached already.
+   *
+   * @return the block's {@link Slots#entry entry}, whose generation was loaded when this looked;
+   *     or {@link #NO_SLOT} or {@link #REFUSED_ENTRY} when the block cannot be cached now: read it
+   *     with {@link #readUncached}
+   */
+  long acquire(int block) throws IOException {
+    boolean loadedHere = false;
+    while (true) {
+      long e = entry(block);
+      if (e == 0) {
+        int count = load(block, block);
+        if (count < 0) {
+          return count == REJECTED ? REFUSED_ENTRY : NO_SLOT;
+        }
+        loadedHere |= count > 0;
+        continue;
+      }
+      int slot = Slots.slotOf(e);
+      if (Slots.isLoaded(e)) {
+        if (!loadedHere) {
+          counters.hits.increment();
+          policy.touch(slot, this, block);
+        }
+        return e;
+      }
+      slots.awaitLoaded(slot, Slots.generationOf(e));
+      if (entry(block) == e) {
+        // Published but not yet marked (the loader marks the entry, then the state), or the
+        // loader failed and has yet to clear it: look again in a moment.
+        Thread.onSpinWait();
+      }
+    }
+  }
+
+  /**
+   * Reads {@code len} bytes at {@code position}, within one block that {@link #acquire} could not
+   * cache ({@code why} is what it returned), around the cache.
+   */
+  void readUncached(long position, byte[] dst, int offset, int len, long why) throws IOException {
+    int block = (int) (position >>> blockShift);
+    int inBlock = (int) (position & (blockSize - 1));
+    readAround(block, inBlock, dst, offset, len, block, why == REFUSED_ENTRY);
+  }
+
   /** {@link #load} result: admission refused the block; it is a miss, read around the cache. */
   private static final int REJECTED = -2;
 
@@ -230,6 +305,11 @@ final class FileBlocks {
         throw shrunk(position + got);
       }
       for (int i = 0; i < n; i++) {
+        // The entry first: a slot can be evicted (its entry cleared) only once its state is
+        // published, so the entry is still the loading one here, and never marked loaded after
+        // it was cleared.
+        long e = Slots.entry(slotsIn[i], generations[i]);
+        TABLE.compareAndSet(table, first + i, e, Slots.loaded(e));
         slots.publish(slotsIn[i], generations[i]);
       }
       ok = true;

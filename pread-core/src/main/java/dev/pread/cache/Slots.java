@@ -53,13 +53,33 @@ final class Slots {
     this.chunks = new MemorySegment[((count - 1) >>> chunkShift) + 1];
   }
 
-  /** A table entry naming {@code slot} at {@code generation}; never 0. */
+  /**
+   * Set in a table entry once the block's contents are in its slot ({@link #loaded}); absent while
+   * the block is being loaded. Bit 31 of the low word, above every slot number plus one.
+   */
+  static final long LOADED_ENTRY = 1L << 31;
+
+  /** A table entry naming {@code slot} at {@code generation}, still loading; never 0. */
   static long entry(int slot, int generation) {
     return ((long) generation << 32) | (slot + 1L);
   }
 
+  /** {@code entry} marked loaded. */
+  static long loaded(long entry) {
+    return entry | LOADED_ENTRY;
+  }
+
+  static boolean isLoaded(long entry) {
+    return (entry & LOADED_ENTRY) != 0;
+  }
+
+  /** True if the two entries name the same slot at the same generation, loaded or not. */
+  static boolean sameBlock(long a, long b) {
+    return ((a ^ b) & ~LOADED_ENTRY) == 0;
+  }
+
   static int slotOf(long entry) {
-    return (int) entry - 1;
+    return (int) (entry & (LOADED_ENTRY - 1)) - 1;
   }
 
   static int generationOf(long entry) {

@@ -35,9 +35,11 @@ import org.apache.lucene.util.Unwrappable;
  * and read the rest around the cache, so a merge does not flush the blocks queries use. Every other
  * input inserts what it misses.
  *
- * <p><b>Inputs</b> keep a heap buffer of up to {@link PreadDirectory#DEFAULT_BUFFER_SIZE} bytes,
- * refilled from the cache as {@link PreadDirectory}'s are from the file; {@link IndexInput#prefetch}
- * loads missing blocks on the cache's prefetch threads.
+ * <p><b>Inputs</b> that insert read the cache's block memory in place ({@link
+ * dev.pread.cache.BlockReader}): no buffer, no copy for a value, no pin. Merge and read-once inputs
+ * keep a heap buffer of up to {@link PreadDirectory#DEFAULT_BUFFER_SIZE} bytes, refilled from the
+ * cache as {@link PreadDirectory}'s are from the file. {@link IndexInput#prefetch} loads missing
+ * blocks on the cache's prefetch threads.
  *
  * <p><b>Native access</b> is needed, as for {@link PreadDirectory}; without it inputs are those of
  * {@link NIOFSDirectory}, after one warning per JVM. {@link #isCached()} tells which.
@@ -165,7 +167,11 @@ public class CachedPreadDirectory extends FSDirectory {
       return fallback.openInput(name, context);
     }
     Path path = getDirectory().resolve(name);
-    CachedFile file = cache.open(Unwrappable.unwrapAll(path), inserts(context));
+    boolean inserts = inserts(context);
+    CachedFile file = cache.open(Unwrappable.unwrapAll(path), inserts);
+    if (inserts) {
+      return new CachedIndexInput("CachedPreadIndexInput(path=\"" + path + "\")", file, prefetch);
+    }
     return new PreadIndexInput(
         "CachedPreadIndexInput(path=\"" + path + "\")",
         new BlockCacheSource(file),

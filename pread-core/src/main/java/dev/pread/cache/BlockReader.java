@@ -1,0 +1,386 @@
+package dev.pread.cache;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import org.apache.lucene.store.AlreadyClosedException;
+import org.apache.lucene.util.BitUtil;
+
+/**
+ * Reads a {@link CachedFile} in place: values come straight from the cache's block memory, with
+ * no copy into a buffer of the reader's and no pin.
+ *
+ * <p><b>How a read stays correct without a pin.</b> The reader remembers one block, its
+ * <em>window</em>, and the file table's entry for it (slot and generation, marked loaded). A read
+ * inside the window reads the slot's memory, then checks that the entry is unchanged. Whoever
+ * takes a slot for other contents clears the entry before writing the slot's memory, so an
+ * unchanged entry proves the bytes read were the block's; otherwise they are thrown away and the
+ * block is looked up again (the validation of {@link
+ * java.util.concurrent.locks.StampedLock#validate}, with the entry as the stamp). Block memory
+ * stays mapped while the cache is open, so a read racing with eviction reads stale bytes, never
+ * unmapped memory; once the cache is closed its memory is unmapped and reads fail with {@link
+ * AlreadyClosedException}. A random read outside the window costs one load of the table entry
+ * and the read itself; a read inside it a bounds check, the read, and a second load of the entry,
+ * from the same cache line. No atomic write: threads reading the same hot blocks do not contend.
+ *
+ * <p>Reads longer than a block, and blocks that cannot be cached right now (admission refused
+ * them, or every slot is busy), go through {@link CachedFile#read}, which loads runs of missing
+ * blocks with one vectored read and pins while it copies.
+ *
+ * <p><b>Statistics.</b> A hit is counted each time the reader moves its window to a cached block,
+ * not on every read inside it; misses count blocks loaded, as for every read of the cache.
+ *
+ * <p><b>Thread-safety:</b> not thread-safe; each thread (each Lucene clone) takes its own reader
+ * from {@link CachedFile#newReader()}. Readers are cheap: a few fields and no native resource.
+ *
+ * <p><b>Close:</b> a reader has nothing to close. Once its file or the cache is closed, every read
+ * throws {@link AlreadyClosedException}.
+ */
+public final class BlockReader {
+  private static final ValueLayout.OfShort LE_SHORT = ValueLayout.JAVA_SHORT_UNALIGNED;
+  private static final ValueLayout.OfInt LE_INT = ValueLayout.JAVA_INT_UNALIGNED;
+  private static final ValueLayout.OfLong LE_LONG = ValueLayout.JAVA_LONG_UNALIGNED;
+  private static final ValueLayout.OfFloat LE_FLOAT = ValueLayout.JAVA_FLOAT_UNALIGNED;
+
+  static {
+    if (java.nio.ByteOrder.nativeOrder() != java.nio.ByteOrder.LITTLE_ENDIAN) {
+      // Lucene's files are little-endian and the layouts above are the platform's order.
+      throw new ExceptionInInitializerError("BlockReader needs a little-endian platform");
+    }
+  }
+
+  private final CachedFile file;
+  private final FileBlocks blocks;
+  private final BlockCache cache;
+  private final Slots slots;
+  private final int blockShift;
+  private final int blockSize;
+  private final long size;
+
+  // The window: file bytes [start, start + limit) are chunk[base, base + limit) while the table
+  // entry of block is still entry. limit 0 means no window.
+  private MemorySegment chunk;
+  private long base;
+  private long start;
+  private int limit;
+  private int block;
+  private long entry;
+  /** Why the last {@link #moveTo} found its block uncacheable ({@link FileBlocks#acquire}). */
+  private long refusal;
+
+  private byte[] scratch;
+
+  BlockReader(CachedFile file, FileBlocks blocks) {
+    this.file = file;
+    this.blocks = blocks;
+    this.cache = blocks.cache;
+    this.slots = cache.slots;
+    this.blockSize = slots.blockSize;
+    this.blockShift = Integer.numberOfTrailingZeros(blockSize);
+    this.size = blocks.size;
+  }
+
+  /** The file this reads. */
+  public CachedFile file() {
+    return file;
+  }
+
+  /**
+   * The byte at {@code position}.
+   *
+   * @throws EOFException if {@code position} is not before the file's end
+   * @throws IllegalArgumentException if {@code position} is negative
+   * @throws AlreadyClosedException if the file or the cache is closed
+   */
+  public byte readByte(long position) throws IOException {
+    long rel = position - start;
+    if (rel >= 0 && rel < limit) {
+      try {
+        byte v = chunk.get(ValueLayout.JAVA_BYTE, base + rel);
+        if (current()) {
+          return v;
+        }
+      } catch (IllegalStateException e) {
+        throw closed(e);
+      }
+    }
+    return fixed(position, Byte.BYTES) ? readByte(position) : scratch()[0];
+  }
+
+  /** The little-endian short at {@code position}; see {@link #readByte}. */
+  public short readShort(long position) throws IOException {
+    long rel = position - start;
+    if (rel >= 0 && rel <= limit - Short.BYTES) {
+      try {
+        short v = chunk.get(LE_SHORT, base + rel);
+        if (current()) {
+          return v;
+        }
+      } catch (IllegalStateException e) {
+        throw closed(e);
+      }
+    }
+    return fixed(position, Short.BYTES) ? readShort(position) : (short) BitUtil.VH_LE_SHORT.get(scratch, 0);
+  }
+
+  /** The little-endian int at {@code position}; see {@link #readByte}. */
+  public int readInt(long position) throws IOException {
+    long rel = position - start;
+    if (rel >= 0 && rel <= limit - Integer.BYTES) {
+      try {
+        int v = chunk.get(LE_INT, base + rel);
+        if (current()) {
+          return v;
+        }
+      } catch (IllegalStateException e) {
+        throw closed(e);
+      }
+    }
+    return fixed(position, Integer.BYTES) ? readInt(position) : (int) BitUtil.VH_LE_INT.get(scratch, 0);
+  }
+
+  /** The little-endian long at {@code position}; see {@link #readByte}. */
+  public long readLong(long position) throws IOException {
+    long rel = position - start;
+    if (rel >= 0 && rel <= limit - Long.BYTES) {
+      try {
+        long v = chunk.get(LE_LONG, base + rel);
+        if (current()) {
+          return v;
+        }
+      } catch (IllegalStateException e) {
+        throw closed(e);
+      }
+    }
+    return fixed(position, Long.BYTES) ? readLong(position) : (long) BitUtil.VH_LE_LONG.get(scratch, 0);
+  }
+
+  /**
+   * Copies {@code length} bytes at {@code position} into {@code dst[offset..]}.
+   *
+   * @throws EOFException if the file ends before {@code position + length}
+   * @throws IllegalArgumentException if {@code position} is negative
+   * @throws IndexOutOfBoundsException if the range does not fit in {@code dst}
+   * @throws AlreadyClosedException if the file or the cache is closed
+   */
+  public void readBytes(long position, byte[] dst, int offset, int length) throws IOException {
+    if (checkArray(offset, length, dst.length)) {
+      return;
+    }
+    long rel = position - start;
+    if (rel >= 0 && rel <= limit - length) {
+      try {
+        MemorySegment.copy(chunk, ValueLayout.JAVA_BYTE, base + rel, dst, offset, length);
+        if (current()) {
+          return;
+        }
+      } catch (IllegalStateException e) {
+        throw closed(e);
+      }
+    }
+    copy(position, dst, offset, length);
+  }
+
+  /** Reads {@code count} little-endian longs at {@code position}; see {@link #readBytes}. */
+  public void readLongs(long position, long[] dst, int offset, int count) throws IOException {
+    if (checkArray(offset, count, dst.length)) {
+      return;
+    }
+    long rel = position - start;
+    if (rel >= 0 && rel <= limit - (long) count * Long.BYTES) {
+      try {
+        MemorySegment.copy(chunk, LE_LONG, base + rel, dst, offset, count);
+        if (current()) {
+          return;
+        }
+      } catch (IllegalStateException e) {
+        throw closed(e);
+      }
+    }
+    for (int i = 0; i < count; i++) {
+      dst[offset + i] = readLong(position + (long) i * Long.BYTES);
+    }
+  }
+
+  /** Reads {@code count} little-endian ints at {@code position}; see {@link #readBytes}. */
+  public void readInts(long position, int[] dst, int offset, int count) throws IOException {
+    if (checkArray(offset, count, dst.length)) {
+      return;
+    }
+    long rel = position - start;
+    if (rel >= 0 && rel <= limit - (long) count * Integer.BYTES) {
+      try {
+        MemorySegment.copy(chunk, LE_INT, base + rel, dst, offset, count);
+        if (current()) {
+          return;
+        }
+      } catch (IllegalStateException e) {
+        throw closed(e);
+      }
+    }
+    for (int i = 0; i < count; i++) {
+      dst[offset + i] = readInt(position + (long) i * Integer.BYTES);
+    }
+  }
+
+  /** Reads {@code count} little-endian floats at {@code position}; see {@link #readBytes}. */
+  public void readFloats(long position, float[] dst, int offset, int count) throws IOException {
+    if (checkArray(offset, count, dst.length)) {
+      return;
+    }
+    long rel = position - start;
+    if (rel >= 0 && rel <= limit - (long) count * Float.BYTES) {
+      try {
+        MemorySegment.copy(chunk, LE_FLOAT, base + rel, dst, offset, count);
+        if (current()) {
+          return;
+        }
+      } catch (IllegalStateException e) {
+        throw closed(e);
+      }
+    }
+    for (int i = 0; i < count; i++) {
+      dst[offset + i] = Float.intBitsToFloat(readInt(position + (long) i * Float.BYTES));
+    }
+  }
+
+  /**
+   * Checks a bulk read's array range; true if there is nothing to read. A closed file's error
+   * comes first.
+   *
+   * @throws IndexOutOfBoundsException if the range does not fit in the array
+   */
+  private boolean checkArray(int offset, int count, int arrayLength) {
+    if ((offset | count) < 0 || count > arrayLength - offset) {
+      ensureOpen();
+      throw new IndexOutOfBoundsException(
+          file.path() + ": range [" + offset + ", " + offset + " + " + count + ") out of bounds for length " + arrayLength);
+    }
+    if (count == 0) {
+      ensureOpen();
+      return true;
+    }
+    return false;
+  }
+
+  /** True if what was just read from the window is the block's, and the file is still open. */
+  private boolean current() {
+    return blocks.holds(block, entry) && !file.closed && !cache.isClosed();
+  }
+
+  /**
+   * The slow path of a read of {@code n} bytes (at most 8) at {@code position}: checks, then moves
+   * the window there. True when the window now holds the bytes (the caller reads again); false
+   * when they have been copied into {@link #scratch} instead (across two blocks, or uncached).
+   */
+  private boolean fixed(long position, int n) throws IOException {
+    check(position, n);
+    if (moveTo(position) && position - start <= limit - n) {
+      return true;
+    }
+    copy(position, scratch(), 0, n);
+    return false;
+  }
+
+  /** Copies through the window, block by block, or around it; the general path of every read. */
+  private void copy(long position, byte[] dst, int offset, int length) throws IOException {
+    check(position, length);
+    if (length > blockSize) {
+      // Long reads: the file's own path loads each run of missing blocks with one vectored read.
+      file.read(position, dst, offset, length);
+      return;
+    }
+    while (length > 0) {
+      long rel = position - start;
+      if (rel < 0 || rel >= limit) {
+        if (!moveTo(position)) {
+          int n = (int) Math.min(length, blockSize - (position & (blockSize - 1)));
+          try {
+            blocks.readUncached(position, dst, offset, n, refusal);
+          } catch (IllegalStateException e) {
+            throw closed(e);
+          }
+          position += n;
+          offset += n;
+          length -= n;
+          continue;
+        }
+        rel = position - start;
+      }
+      int n = (int) Math.min(length, limit - rel);
+      try {
+        MemorySegment.copy(chunk, ValueLayout.JAVA_BYTE, base + rel, dst, offset, n);
+      } catch (IllegalStateException e) {
+        throw closed(e);
+      }
+      if (!current()) {
+        limit = 0; // evicted (or closed) under us: look again
+        ensureOpen();
+        continue;
+      }
+      position += n;
+      offset += n;
+      length -= n;
+    }
+  }
+
+  /**
+   * Points the window at the block holding {@code position} (within the file, open: callers have
+   * {@link #check}ed), loading it if it is missing. False if the block cannot be cached now (see
+   * {@link FileBlocks#acquire}).
+   */
+  private boolean moveTo(long position) throws IOException {
+    int block = (int) (position >>> blockShift);
+    limit = 0;
+    long e;
+    try {
+      e = blocks.acquire(block);
+    } catch (IllegalStateException ex) {
+      throw closed(ex);
+    }
+    if (e == FileBlocks.NO_SLOT || e == FileBlocks.REFUSED_ENTRY) {
+      refusal = e;
+      return false;
+    }
+    int slot = Slots.slotOf(e);
+    this.block = block;
+    entry = e;
+    chunk = slots.chunkOf(slot);
+    base = slots.offsetInChunk(slot);
+    start = (long) block << blockShift;
+    limit = (int) Math.min(blockSize, size - start);
+    return true;
+  }
+
+  private void check(long position, long n) throws EOFException {
+    ensureOpen();
+    if (position < 0) {
+      throw new IllegalArgumentException(file.path() + ": invalid read position " + position);
+    }
+    if (position > size - n) {
+      throw new EOFException(
+          file.path() + ": read past EOF at offset " + position + " (" + n + " bytes wanted; size at open was " + size + ")");
+    }
+  }
+
+  private void ensureOpen() {
+    if (file.closed) {
+      throw new AlreadyClosedException("file is closed: " + file.path());
+    }
+    if (cache.isClosed()) {
+      throw new AlreadyClosedException("block cache is closed: " + file.path());
+    }
+  }
+
+  private RuntimeException closed(IllegalStateException e) {
+    return cache.closedException(e, file.path());
+  }
+
+  private byte[] scratch() {
+    if (scratch == null) {
+      scratch = new byte[Long.BYTES];
+    }
+    return scratch;
+  }
+}

@@ -1,0 +1,262 @@
+package dev.pread.store;
+
+import dev.pread.cache.BlockReader;
+import dev.pread.cache.CachedFile;
+import java.io.EOFException;
+import java.io.IOException;
+import org.apache.lucene.store.AlreadyClosedException;
+import org.apache.lucene.store.IndexInput;
+import org.apache.lucene.store.RandomAccessInput;
+
+/**
+ * An {@link IndexInput} of {@link CachedPreadDirectory} that reads the block cache's memory in
+ * place through a {@link BlockReader}: no buffer of its own, so a random {@code readLong} costs a
+ * lookup and a load rather than a refill, and positional ({@link RandomAccessInput}) reads leave the
+ * file pointer alone.
+ *
+ * <p>Used for inputs that insert what they miss (every context but merges and read-once); those
+ * read the rest around the cache and keep {@link PreadIndexInput}'s buffer.
+ *
+ * <p><b>Thread-safety:</b> an instance is not thread-safe; give each thread its own {@link
+ * #clone()} or slice. Each has its own reader; they share the file and read in parallel without
+ * locking.
+ *
+ * <p><b>Close:</b> closing the input returned by {@link CachedPreadDirectory#openInput} closes the
+ * file; from then on every read, seek, clone or slice of it and of its clones and slices throws
+ * {@link AlreadyClosedException}. Closing a clone or slice does nothing; closing twice does nothing.
+ */
+final class CachedIndexInput extends IndexInput implements RandomAccessInput {
+  private final CachedFile file;
+  /** Absolute file offset of this input's position 0. */
+  private final long sliceOffset;
+
+  private final long length;
+  /** False when the directory had prefetch turned off when this input was opened. */
+  private final boolean prefetch;
+  private boolean isClone;
+  private BlockReader reader;
+  private long position;
+
+  CachedIndexInput(String resourceDescription, CachedFile file, boolean prefetch) {
+    this(resourceDescription, file, 0L, file.size(), false, prefetch);
+  }
+
+  private CachedIndexInput(
+      String resourceDescription, CachedFile file, long sliceOffset, long length, boolean isClone, boolean prefetch) {
+    super(resourceDescription);
+    this.file = file;
+    this.sliceOffset = sliceOffset;
+    this.length = length;
+    this.isClone = isClone;
+    this.prefetch = prefetch;
+    this.reader = file.newReader();
+  }
+
+  private void ensureOpen() {
+    if (file.isClosed()) {
+      throw new AlreadyClosedException("Already closed: " + this);
+    }
+  }
+
+  /** EOFException unless {@code n} bytes at {@code pos} lie within this input; IAE if negative. */
+  private void checkRead(long pos, long n) throws EOFException {
+    if (pos < 0) {
+      ensureOpen();
+      throw new IllegalArgumentException("negative position " + pos + ": " + this);
+    }
+    if (pos > length - n) {
+      ensureOpen(); // closed wins over end of file
+      throw new EOFException(
+          "read past EOF: position=" + pos + " length=" + n + " fileLength=" + length + ": " + this);
+    }
+  }
+
+  // ---- sequential reads ----
+
+  @Override
+  public byte readByte() throws IOException {
+    long pos = position;
+    checkRead(pos, Byte.BYTES);
+    byte v = reader.readByte(sliceOffset + pos);
+    position = pos + Byte.BYTES;
+    return v;
+  }
+
+  @Override
+  public short readShort() throws IOException {
+    long pos = position;
+    checkRead(pos, Short.BYTES);
+    short v = reader.readShort(sliceOffset + pos);
+    position = pos + Short.BYTES;
+    return v;
+  }
+
+  @Override
+  public int readInt() throws IOException {
+    long pos = position;
+    checkRead(pos, Integer.BYTES);
+    int v = reader.readInt(sliceOffset + pos);
+    position = pos + Integer.BYTES;
+    return v;
+  }
+
+  @Override
+  public long readLong() throws IOException {
+    long pos = position;
+    checkRead(pos, Long.BYTES);
+    long v = reader.readLong(sliceOffset + pos);
+    position = pos + Long.BYTES;
+    return v;
+  }
+
+  @Override
+  public void readBytes(byte[] b, int offset, int len) throws IOException {
+    if (len <= 0) {
+      ensureOpen(); // nothing to read: like Lucene's other inputs, no argument is checked
+      return;
+    }
+    long pos = position;
+    checkRead(pos, len);
+    reader.readBytes(sliceOffset + pos, b, offset, len);
+    position = pos + len;
+  }
+
+  @Override
+  public void readLongs(long[] dst, int offset, int count) throws IOException {
+    long pos = position;
+    checkRead(pos, (long) count * Long.BYTES);
+    reader.readLongs(sliceOffset + pos, dst, offset, count);
+    position = pos + (long) count * Long.BYTES;
+  }
+
+  @Override
+  public void readInts(int[] dst, int offset, int count) throws IOException {
+    long pos = position;
+    checkRead(pos, (long) count * Integer.BYTES);
+    reader.readInts(sliceOffset + pos, dst, offset, count);
+    position = pos + (long) count * Integer.BYTES;
+  }
+
+  @Override
+  public void readFloats(float[] dst, int offset, int count) throws IOException {
+    long pos = position;
+    checkRead(pos, (long) count * Float.BYTES);
+    reader.readFloats(sliceOffset + pos, dst, offset, count);
+    position = pos + (long) count * Float.BYTES;
+  }
+
+  // ---- RandomAccessInput: positions are this input's; the file pointer does not move ----
+
+  @Override
+  public byte readByte(long pos) throws IOException {
+    checkRead(pos, Byte.BYTES);
+    return reader.readByte(sliceOffset + pos);
+  }
+
+  @Override
+  public short readShort(long pos) throws IOException {
+    checkRead(pos, Short.BYTES);
+    return reader.readShort(sliceOffset + pos);
+  }
+
+  @Override
+  public int readInt(long pos) throws IOException {
+    checkRead(pos, Integer.BYTES);
+    return reader.readInt(sliceOffset + pos);
+  }
+
+  @Override
+  public long readLong(long pos) throws IOException {
+    checkRead(pos, Long.BYTES);
+    return reader.readLong(sliceOffset + pos);
+  }
+
+  @Override
+  public void readBytes(long pos, byte[] bytes, int offset, int len) throws IOException {
+    if (len <= 0) {
+      ensureOpen(); // nothing to read: as PreadIndexInput, only the position is checked
+      if (pos < 0) {
+        throw new IllegalArgumentException("negative position " + pos + ": " + this);
+      }
+      return;
+    }
+    checkRead(pos, len);
+    reader.readBytes(sliceOffset + pos, bytes, offset, len);
+  }
+
+  // ---- positioning ----
+
+  @Override
+  public long getFilePointer() {
+    return position;
+  }
+
+  @Override
+  public void seek(long pos) throws IOException {
+    ensureOpen();
+    if (pos < 0) {
+      throw new IllegalArgumentException("negative position " + pos + ": " + this);
+    }
+    if (pos > length) {
+      throw new EOFException("seek past EOF: pos=" + pos + " vs length=" + length + ": " + this);
+    }
+    position = pos;
+  }
+
+  @Override
+  public long length() {
+    return length;
+  }
+
+  // ---- prefetch ----
+
+  /**
+   * Starts loading the missing blocks of {@code [offset, offset + length)} on the cache's prefetch
+   * threads without waiting (see {@link CachedFile#prefetch}). A zero-length prefetch does nothing,
+   * and so does every prefetch when the directory had prefetch turned off as this input was opened.
+   *
+   * @throws IllegalArgumentException if the range is not within this input
+   * @throws AlreadyClosedException if the input is closed
+   */
+  @Override
+  public void prefetch(long offset, long length) throws IOException {
+    ensureOpen();
+    checkRange("prefetch", offset, length);
+    if (prefetch && length > 0) {
+      file.prefetch(sliceOffset + offset, length);
+    }
+  }
+
+  private void checkRange(String what, long offset, long length) {
+    if ((length | offset) < 0 || length > this.length - offset) {
+      throw new IllegalArgumentException(
+          what + " out of bounds: offset=" + offset + ",length=" + length + ",fileLength=" + this.length + ": " + this);
+    }
+  }
+
+  // ---- clones, slices, close ----
+
+  @Override
+  public CachedIndexInput clone() {
+    ensureOpen();
+    CachedIndexInput clone = (CachedIndexInput) super.clone();
+    clone.isClone = true;
+    clone.reader = file.newReader();
+    return clone;
+  }
+
+  @Override
+  public IndexInput slice(String sliceDescription, long offset, long length) {
+    ensureOpen();
+    checkRange("slice() " + sliceDescription, offset, length);
+    return new CachedIndexInput(
+        getFullSliceDescription(sliceDescription), file, sliceOffset + offset, length, true, prefetch);
+  }
+
+  @Override
+  public void close() throws IOException {
+    if (!isClone) {
+      file.close();
+    }
+  }
+}
