@@ -16,7 +16,15 @@
  *       and the slot is not loading; eviction claims a slot by CAS only from "no pins, not loading",
  *       moving it to the next generation. A reader with a stale entry therefore fails to pin
  *       instead of reading recycled bytes, and a pinned block is never reused.
- *   <li><b>Hits</b> take no lock and allocate nothing: read the entry, pin, copy, unpin, count.
+ *   <li><b>Reading in place without a pin</b> ({@link dev.pread.cache.BlockReader}). An entry is
+ *       marked loaded once its block's contents are in, and whoever claims a slot clears the entry
+ *       of the block it held before the slot's memory is written. A reader can therefore read a
+ *       slot's memory straight away and then check that the entry is unchanged: if so, the bytes
+ *       were the block's; if not, it throws them away and looks again. Block memory stays mapped
+ *       until the cache closes, so such a read never touches unmapped memory.
+ *   <li><b>Hits</b> take no lock and allocate nothing: read the entry, then either pin, copy,
+ *       unpin ({@link dev.pread.cache.CachedFile#read}), or read in place and check the entry
+ *       again ({@link dev.pread.cache.BlockReader}); count.
  *   <li><b>Misses</b> take the eviction lock only to claim slots for the run of missing blocks the
  *       read needs and mark them loading in the file's table; the read itself (one vectored {@code
  *       preadv} for the run) happens outside the lock. A second reader of a loading block waits for
