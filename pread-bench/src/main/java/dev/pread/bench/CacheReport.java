@@ -37,7 +37,9 @@ final class CacheReport {
       return "";
     }
     StringBuilder sb = new StringBuilder("### Block cache (dir-cached), per cell over its rounds\n\n"
-        + "Hits include reads that waited for a load in flight (another reader's or a prefetch). Refused: misses"
+        + "Hits are counted per block visited: a Lucene input counts one each time it moves to a cached block,"
+        + " however many reads it makes there, and a 16 KiB read one per block it copies from. Hits include"
+        + " reads that waited for a load in flight (another reader's or a prefetch). Refused: misses"
         + " that could not be inserted because the slot admission chose was busy (read around the cache;"
         + " counted in misses). Allocated: the"
         + " most block memory the cache held, never above its budget (checked).\n\n"

@@ -6,7 +6,11 @@ package dev.pread.cache;
  * atomic: two counters may disagree by the events that happened while it was taken.
  *
  * @param hits block reads served from the cache, including reads that waited for a load already
- *     in flight (another reader's, or a prefetch)
+ *     in flight (another reader's, or a prefetch). A {@link CachedFile#read} counts one per block
+ *     it copies from; a {@link BlockReader} one each time it moves to a cached block, however many
+ *     reads it then makes inside that block. So a workload of many small reads per block (Lucene
+ *     decoding) shows a lower hit ratio through readers than through {@code read}, for the same
+ *     misses
  * @param misses blocks read from storage because a reader needed them, inserted or (see {@code
  *     rejected}) not
  * @param evictions blocks dropped to make room
