@@ -168,16 +168,8 @@ public final class BlockReader {
     if (checkArray(offset, length, dst.length)) {
       return;
     }
-    long rel = position - start;
-    if (rel >= 0 && rel <= limit - length) {
-      try {
-        MemorySegment.copy(chunk, ValueLayout.JAVA_BYTE, base + rel, dst, offset, length);
-        if (current()) {
-          return;
-        }
-      } catch (IllegalStateException e) {
-        throw closed(e);
-      }
+    if (copyInWindow(position, ValueLayout.JAVA_BYTE, dst, offset, length)) {
+      return;
     }
     copy(position, dst, offset, length);
   }
@@ -187,16 +179,8 @@ public final class BlockReader {
     if (checkArray(offset, count, dst.length)) {
       return;
     }
-    long rel = position - start;
-    if (rel >= 0 && rel <= limit - (long) count * Long.BYTES) {
-      try {
-        MemorySegment.copy(chunk, LE_LONG, base + rel, dst, offset, count);
-        if (current()) {
-          return;
-        }
-      } catch (IllegalStateException e) {
-        throw closed(e);
-      }
+    if (copyInWindow(position, LE_LONG, dst, offset, count)) {
+      return;
     }
     for (int i = 0; i < count; i++) {
       dst[offset + i] = readLong(position + (long) i * Long.BYTES);
@@ -208,16 +192,8 @@ public final class BlockReader {
     if (checkArray(offset, count, dst.length)) {
       return;
     }
-    long rel = position - start;
-    if (rel >= 0 && rel <= limit - (long) count * Integer.BYTES) {
-      try {
-        MemorySegment.copy(chunk, LE_INT, base + rel, dst, offset, count);
-        if (current()) {
-          return;
-        }
-      } catch (IllegalStateException e) {
-        throw closed(e);
-      }
+    if (copyInWindow(position, LE_INT, dst, offset, count)) {
+      return;
     }
     for (int i = 0; i < count; i++) {
       dst[offset + i] = readInt(position + (long) i * Integer.BYTES);
@@ -229,20 +205,30 @@ public final class BlockReader {
     if (checkArray(offset, count, dst.length)) {
       return;
     }
-    long rel = position - start;
-    if (rel >= 0 && rel <= limit - (long) count * Float.BYTES) {
-      try {
-        MemorySegment.copy(chunk, LE_FLOAT, base + rel, dst, offset, count);
-        if (current()) {
-          return;
-        }
-      } catch (IllegalStateException e) {
-        throw closed(e);
-      }
+    if (copyInWindow(position, LE_FLOAT, dst, offset, count)) {
+      return;
     }
     for (int i = 0; i < count; i++) {
       dst[offset + i] = Float.intBitsToFloat(readInt(position + (long) i * Float.BYTES));
     }
+  }
+
+  /**
+   * Copies {@code count} values of {@code layout} at {@code position} into the array {@code dst}
+   * from {@code offset} on, if the window holds them all. True if done; false if the caller must
+   * take the slow path (outside the window, or the window's block was evicted meanwhile).
+   */
+  private boolean copyInWindow(long position, ValueLayout layout, Object dst, int offset, int count) {
+    long rel = position - start;
+    if (rel >= 0 && rel <= limit - count * layout.byteSize()) {
+      try {
+        MemorySegment.copy(chunk, layout, base + rel, dst, offset, count);
+        return current();
+      } catch (IllegalStateException e) {
+        throw closed(e);
+      }
+    }
+    return false;
   }
 
   /**

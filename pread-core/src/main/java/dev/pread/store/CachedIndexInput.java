@@ -66,8 +66,7 @@ final class CachedIndexInput extends IndexInput implements RandomAccessInput {
     }
     if (pos > length - n) {
       ensureOpen(); // closed wins over end of file
-      throw new EOFException(
-          "read past EOF: position=" + pos + " length=" + n + " fileLength=" + length + ": " + this);
+      throw InputBounds.readPastEof(pos, n, this);
     }
   }
 
@@ -221,16 +220,9 @@ final class CachedIndexInput extends IndexInput implements RandomAccessInput {
   @Override
   public void prefetch(long offset, long length) throws IOException {
     ensureOpen();
-    checkRange("prefetch", offset, length);
+    InputBounds.checkRange("prefetch", offset, length, this);
     if (prefetch && length > 0) {
       file.prefetch(sliceOffset + offset, length);
-    }
-  }
-
-  private void checkRange(String what, long offset, long length) {
-    if ((length | offset) < 0 || length > this.length - offset) {
-      throw new IllegalArgumentException(
-          what + " out of bounds: offset=" + offset + ",length=" + length + ",fileLength=" + this.length + ": " + this);
     }
   }
 
@@ -248,7 +240,7 @@ final class CachedIndexInput extends IndexInput implements RandomAccessInput {
   @Override
   public IndexInput slice(String sliceDescription, long offset, long length) {
     ensureOpen();
-    checkRange("slice() " + sliceDescription, offset, length);
+    InputBounds.checkRange("slice() " + sliceDescription, offset, length, this);
     return new CachedIndexInput(
         getFullSliceDescription(sliceDescription), file, sliceOffset + offset, length, true, prefetch);
   }

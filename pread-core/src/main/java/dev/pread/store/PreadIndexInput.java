@@ -304,15 +304,7 @@ final class PreadIndexInput extends IndexInput implements RandomAccessInput {
   }
 
   private EOFException eof(long position, long len) {
-    return new EOFException(
-        "read past EOF: position="
-            + position
-            + " length="
-            + len
-            + " fileLength="
-            + length
-            + ": "
-            + this);
+    return InputBounds.readPastEof(position, len, this);
   }
 
   // ---- positioning ----
@@ -424,7 +416,7 @@ final class PreadIndexInput extends IndexInput implements RandomAccessInput {
   @Override
   public void prefetch(long offset, long length) throws IOException {
     ensureOpen();
-    checkRange("prefetch", offset, length);
+    InputBounds.checkRange("prefetch", offset, length, this);
     if (!prefetch || length == 0) {
       return;
     }
@@ -435,13 +427,6 @@ final class PreadIndexInput extends IndexInput implements RandomAccessInput {
     }
   }
 
-  /** IllegalArgumentException unless [offset, offset + length) lies within this input. */
-  private void checkRange(String what, long offset, long length) {
-    if ((length | offset) < 0 || length > this.length - offset) {
-      throw new IllegalArgumentException(
-          what + " out of bounds: offset=" + offset + ",length=" + length + ",fileLength=" + this.length + ": " + this);
-    }
-  }
 
   // ---- clones, slices, close ----
 
@@ -462,7 +447,7 @@ final class PreadIndexInput extends IndexInput implements RandomAccessInput {
   @Override
   public IndexInput slice(String sliceDescription, long offset, long length) {
     ensureOpen();
-    checkRange("slice() " + sliceDescription, offset, length);
+    InputBounds.checkRange("slice() " + sliceDescription, offset, length, this);
     return new PreadIndexInput(
         getFullSliceDescription(sliceDescription),
         file,
