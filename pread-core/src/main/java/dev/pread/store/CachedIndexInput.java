@@ -193,12 +193,7 @@ final class CachedIndexInput extends IndexInput implements RandomAccessInput {
   @Override
   public void seek(long pos) throws IOException {
     ensureOpen();
-    if (pos < 0) {
-      throw new IllegalArgumentException("negative position " + pos + ": " + this);
-    }
-    if (pos > length) {
-      throw new EOFException("seek past EOF: pos=" + pos + " vs length=" + length + ": " + this);
-    }
+    InputBounds.checkSeek(pos, this);
     position = pos;
   }
 

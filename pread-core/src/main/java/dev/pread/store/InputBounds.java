@@ -15,6 +15,19 @@ final class InputBounds {
     }
   }
 
+  /**
+   * Checks a seek to {@code pos}: IllegalArgumentException if negative, EOFException if past the
+   * end of {@code input} (seeking to the end itself is allowed).
+   */
+  static void checkSeek(long pos, IndexInput input) throws EOFException {
+    if (pos < 0) {
+      throw new IllegalArgumentException("negative position " + pos + ": " + input);
+    }
+    if (pos > input.length()) {
+      throw new EOFException("seek past EOF: pos=" + pos + " vs length=" + input.length() + ": " + input);
+    }
+  }
+
   /** The error for a read of {@code length} bytes at {@code position} past the end of {@code input}. */
   static EOFException readPastEof(long position, long length, IndexInput input) {
     return new EOFException(

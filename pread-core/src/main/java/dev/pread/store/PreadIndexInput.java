@@ -317,12 +317,7 @@ final class PreadIndexInput extends IndexInput implements RandomAccessInput {
   @Override
   public void seek(long pos) throws IOException {
     ensureOpen();
-    if (pos < 0) {
-      throw new IllegalArgumentException("negative position " + pos + ": " + this);
-    }
-    if (pos > length) {
-      throw new EOFException("seek past EOF: pos=" + pos + " vs length=" + length + ": " + this);
-    }
+    InputBounds.checkSeek(pos, this);
     if (pos >= bufferStart && pos < bufferStart + bufferLength) {
       bufferPosition = (int) (pos - bufferStart);
     } else {
