@@ -70,6 +70,8 @@ public final class BlockReader {
   private long refusal;
 
   private byte[] scratch;
+  /** The position {@link #fixed} last moved the window for; -1 if none. */
+  private long retryAt = -1;
 
   BlockReader(CachedFile file, FileBlocks blocks) {
     this.file = file;
@@ -262,9 +264,13 @@ public final class BlockReader {
    */
   private boolean fixed(long position, int n) throws IOException {
     check(position, n);
-    if (moveTo(position) && position - start <= limit - n) {
+    // A second call for the same position means the block went again right after moveTo (a cache
+    // of a few blocks churning): copy, whose loop retries without recursing.
+    if (position != retryAt && moveTo(position) && position - start <= limit - n) {
+      retryAt = position;
       return true;
     }
+    retryAt = -1;
     copy(position, scratch(), 0, n);
     return false;
   }

@@ -241,8 +241,8 @@ final class FileBlocks {
       }
       slots.awaitLoaded(slot, Slots.generationOf(e));
       if (entry(block) == e) {
-        // Published but not yet marked (the loader marks the entry, then the state), or the
-        // loader failed and has yet to clear it: look again in a moment.
+        // Should not last: a loader marks its entry loaded, or clears it on failure, before its
+        // state changes. Look again rather than rely on that.
         Thread.onSpinWait();
       }
     }
