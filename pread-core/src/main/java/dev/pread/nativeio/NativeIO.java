@@ -136,6 +136,9 @@ final class NativeIO {
 
   static final int PROT_READ_WRITE = 0x1 | 0x2;
   static final int MAP_PRIVATE_ANONYMOUS = 0x02 | 0x20;
+  static final int MADV_NORMAL = 0;
+  static final int MADV_RANDOM = 1;
+  static final int MADV_WILLNEED = 3;
   static final int MADV_HUGEPAGE = 14;
 
   /**

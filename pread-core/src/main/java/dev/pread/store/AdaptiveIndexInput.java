@@ -1,0 +1,448 @@
+package dev.pread.store;
+
+import dev.pread.cache.BlockReader;
+import dev.pread.nativeio.MappedFiles;
+import dev.pread.nativeio.MappedFiles.MapAdvice;
+import java.io.EOFException;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.util.Optional;
+import org.apache.lucene.store.AlreadyClosedException;
+import org.apache.lucene.store.IndexInput;
+import org.apache.lucene.store.MemorySegmentAccessInput;
+
+/**
+ * {@link AdaptiveDirectory}'s input: reads the file's memory mapping or, while its {@link
+ * AdaptiveRegime} says so, the shared block cache through a {@link BlockReader} of its own. Every
+ * read looks at the regime's mode, so an open input follows a switch within a read or two; both
+ * ways give the same bytes.
+ *
+ * <p>Implements {@link MemorySegmentAccessInput}: while reading mappings, {@link
+ * #segmentSliceOrNull} hands out slices of the mapping, so Lucene's vector scorers and postings
+ * decoders read them without a copy; while reading the cache it returns null and they copy.
+ *
+ * <p><b>Errors.</b> Reads past the end throw {@link EOFException}; reads after the input was closed
+ * throw {@link AlreadyClosedException}; a mapped read of a page beyond the end of a file that was
+ * truncated after it was opened throws an {@link IOException} naming the file (the JVM reports the
+ * bus error as an {@link InternalError}).
+ *
+ * <p>Not thread-safe; clones are independent and never need closing, as in Lucene.
+ */
+final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccessInput {
+  private static final ValueLayout.OfShort SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+  private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+  private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+  private static final ValueLayout.OfFloat FLOAT = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+
+  private final AdaptiveFile file;
+  private final AdaptiveRegime regime;
+  /** The mapping of this input's range: {@code [offset, offset + length)} of the file. */
+  private final MemorySegment segment;
+
+  private final long offset;
+  private final long length;
+  private final boolean isClone;
+  private final PrefetchBackoff backoff;
+  private long pos;
+  private BlockReader reader;
+
+  AdaptiveIndexInput(String description, AdaptiveFile file, AdaptiveRegime regime) {
+    this(description, file, regime, file.map, 0, file.size, false, new PrefetchBackoff());
+  }
+
+  private AdaptiveIndexInput(
+      String description,
+      AdaptiveFile file,
+      AdaptiveRegime regime,
+      MemorySegment segment,
+      long offset,
+      long length,
+      boolean isClone,
+      PrefetchBackoff backoff) {
+    super(description);
+    this.file = file;
+    this.regime = regime;
+    this.segment = segment;
+    this.offset = offset;
+    this.length = length;
+    this.isClone = isClone;
+    this.backoff = backoff;
+  }
+
+  /** True while this input reads the mapping. */
+  private boolean mapped() {
+    return !file.usesCache || !regime.cached;
+  }
+
+  private BlockReader reader() throws IOException {
+    BlockReader r = reader;
+    if (r == null) {
+      try {
+        r = file.cached().newReader();
+      } catch (IllegalStateException e) {
+        throw alreadyClosed(e);
+      }
+      reader = r;
+    }
+    return r;
+  }
+
+  // ---- errors
+
+  private AlreadyClosedException alreadyClosed(RuntimeException cause) {
+    AlreadyClosedException e = new AlreadyClosedException("Already closed: " + this);
+    e.initCause(cause);
+    return e;
+  }
+
+  private IOException truncated(InternalError cause) {
+    return new IOException(
+        file.path + ": a mapped read failed (" + cause.getMessage() + "); the file was probably truncated after it"
+            + " was opened (size at open " + file.size + "): " + this,
+        cause);
+  }
+
+  private EOFException pastEof(long position, long n) {
+    return InputBounds.readPastEof(position, n, this);
+  }
+
+  /** Throws unless {@code n} bytes at {@code position} lie within this input. */
+  private void checkRead(long position, long n) throws EOFException {
+    if (position < 0 || n > length - position) {
+      if (position < 0) {
+        throw new IllegalArgumentException("negative position " + position + ": " + this);
+      }
+      throw pastEof(position, n);
+    }
+  }
+
+  // ---- sequential reads
+
+  @Override
+  public byte readByte() throws IOException {
+    long p = pos;
+    byte b = readByteAt(p);
+    pos = p + 1;
+    return b;
+  }
+
+  @Override
+  public short readShort() throws IOException {
+    long p = pos;
+    short v = readShortAt(p);
+    pos = p + Short.BYTES;
+    return v;
+  }
+
+  @Override
+  public int readInt() throws IOException {
+    long p = pos;
+    int v = readIntAt(p);
+    pos = p + Integer.BYTES;
+    return v;
+  }
+
+  @Override
+  public long readLong() throws IOException {
+    long p = pos;
+    long v = readLongAt(p);
+    pos = p + Long.BYTES;
+    return v;
+  }
+
+  @Override
+  public void readBytes(byte[] b, int off, int len) throws IOException {
+    readBytes(pos, b, off, len);
+    pos += len;
+  }
+
+  @Override
+  public void readLongs(long[] dst, int off, int count) throws IOException {
+    long p = pos;
+    if (mapped()) {
+      try {
+        MemorySegment.copy(segment, LONG, p, dst, off, count);
+      } catch (IndexOutOfBoundsException e) {
+        throw pastEof(p, (long) count * Long.BYTES);
+      } catch (IllegalStateException e) {
+        throw alreadyClosed(e);
+      } catch (InternalError e) {
+        throw truncated(e);
+      }
+    } else {
+      checkRead(p, (long) count * Long.BYTES);
+      reader().readLongs(offset + p, dst, off, count);
+    }
+    pos = p + (long) count * Long.BYTES;
+  }
+
+  @Override
+  public void readInts(int[] dst, int off, int count) throws IOException {
+    long p = pos;
+    if (mapped()) {
+      try {
+        MemorySegment.copy(segment, INT, p, dst, off, count);
+      } catch (IndexOutOfBoundsException e) {
+        throw pastEof(p, (long) count * Integer.BYTES);
+      } catch (IllegalStateException e) {
+        throw alreadyClosed(e);
+      } catch (InternalError e) {
+        throw truncated(e);
+      }
+    } else {
+      checkRead(p, (long) count * Integer.BYTES);
+      reader().readInts(offset + p, dst, off, count);
+    }
+    pos = p + (long) count * Integer.BYTES;
+  }
+
+  @Override
+  public void readFloats(float[] dst, int off, int count) throws IOException {
+    long p = pos;
+    if (mapped()) {
+      try {
+        MemorySegment.copy(segment, FLOAT, p, dst, off, count);
+      } catch (IndexOutOfBoundsException e) {
+        throw pastEof(p, (long) count * Float.BYTES);
+      } catch (IllegalStateException e) {
+        throw alreadyClosed(e);
+      } catch (InternalError e) {
+        throw truncated(e);
+      }
+    } else {
+      checkRead(p, (long) count * Float.BYTES);
+      reader().readFloats(offset + p, dst, off, count);
+    }
+    pos = p + (long) count * Float.BYTES;
+  }
+
+  // ---- positional reads (RandomAccessInput): the file pointer does not move
+
+  @Override
+  public byte readByte(long p) throws IOException {
+    return readByteAt(p);
+  }
+
+  @Override
+  public short readShort(long p) throws IOException {
+    return readShortAt(p);
+  }
+
+  @Override
+  public int readInt(long p) throws IOException {
+    return readIntAt(p);
+  }
+
+  @Override
+  public long readLong(long p) throws IOException {
+    return readLongAt(p);
+  }
+
+  @Override
+  public void readBytes(long p, byte[] b, int off, int len) throws IOException {
+    if (mapped()) {
+      try {
+        MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, p, b, off, len);
+      } catch (IndexOutOfBoundsException e) {
+        if (p >= 0 && len >= 0 && (off | (b.length - off - len)) < 0) {
+          throw e; // the array's bounds, not the file's
+        }
+        throw pastEof(p, len);
+      } catch (IllegalStateException e) {
+        throw alreadyClosed(e);
+      } catch (InternalError e) {
+        throw truncated(e);
+      }
+    } else {
+      java.util.Objects.checkFromIndexSize(off, len, b.length);
+      checkRead(p, len);
+      if (len > 0) {
+        reader().readBytes(offset + p, b, off, len);
+      }
+    }
+  }
+
+  private byte readByteAt(long p) throws IOException {
+    if (mapped()) {
+      try {
+        return segment.get(ValueLayout.JAVA_BYTE, p);
+      } catch (IndexOutOfBoundsException e) {
+        throw pastEof(p, 1);
+      } catch (IllegalStateException e) {
+        throw alreadyClosed(e);
+      } catch (InternalError e) {
+        throw truncated(e);
+      }
+    }
+    checkRead(p, 1);
+    return reader().readByte(offset + p);
+  }
+
+  private short readShortAt(long p) throws IOException {
+    if (mapped()) {
+      try {
+        return segment.get(SHORT, p);
+      } catch (IndexOutOfBoundsException e) {
+        throw pastEof(p, Short.BYTES);
+      } catch (IllegalStateException e) {
+        throw alreadyClosed(e);
+      } catch (InternalError e) {
+        throw truncated(e);
+      }
+    }
+    checkRead(p, Short.BYTES);
+    return reader().readShort(offset + p);
+  }
+
+  private int readIntAt(long p) throws IOException {
+    if (mapped()) {
+      try {
+        return segment.get(INT, p);
+      } catch (IndexOutOfBoundsException e) {
+        throw pastEof(p, Integer.BYTES);
+      } catch (IllegalStateException e) {
+        throw alreadyClosed(e);
+      } catch (InternalError e) {
+        throw truncated(e);
+      }
+    }
+    checkRead(p, Integer.BYTES);
+    return reader().readInt(offset + p);
+  }
+
+  private long readLongAt(long p) throws IOException {
+    if (mapped()) {
+      try {
+        return segment.get(LONG, p);
+      } catch (IndexOutOfBoundsException e) {
+        throw pastEof(p, Long.BYTES);
+      } catch (IllegalStateException e) {
+        throw alreadyClosed(e);
+      } catch (InternalError e) {
+        throw truncated(e);
+      }
+    }
+    checkRead(p, Long.BYTES);
+    return reader().readLong(offset + p);
+  }
+
+  // ---- positioning, slices, clones
+
+  @Override
+  public long getFilePointer() {
+    ensureOpen();
+    return pos;
+  }
+
+  @Override
+  public void seek(long p) throws IOException {
+    ensureOpen();
+    InputBounds.checkSeek(p, this);
+    pos = p;
+  }
+
+  @Override
+  public void skipBytes(long n) throws IOException {
+    if (n < 0) {
+      throw new IllegalArgumentException("numBytes must be >= 0, got " + n);
+    }
+    seek(pos + n);
+  }
+
+  @Override
+  public long length() {
+    return length;
+  }
+
+  private void ensureOpen() {
+    if (file.isClosed()) {
+      throw new AlreadyClosedException("Already closed: " + this);
+    }
+  }
+
+  @Override
+  public AdaptiveIndexInput slice(String sliceDescription, long off, long len) throws IOException {
+    ensureOpen();
+    InputBounds.checkRange("slice()", off, len, this);
+    regime.maybeCheck();
+    return new AdaptiveIndexInput(
+        getFullSliceDescription(sliceDescription),
+        file,
+        regime,
+        segment.asSlice(off, len),
+        offset + off,
+        len,
+        true,
+        backoff);
+  }
+
+  @Override
+  public AdaptiveIndexInput clone() {
+    ensureOpen();
+    regime.maybeCheck();
+    AdaptiveIndexInput c = new AdaptiveIndexInput(toString(), file, regime, segment, offset, length, true, backoff);
+    c.pos = pos;
+    return c;
+  }
+
+  @Override
+  public void close() throws IOException {
+    if (!isClone) {
+      file.close();
+    }
+  }
+
+  // ---- hints
+
+  @Override
+  public void prefetch(long off, long len) throws IOException {
+    ensureOpen();
+    InputBounds.checkRange("prefetch()", off, len, this);
+    regime.maybeCheck();
+    if (len == 0) {
+      return;
+    }
+    if (mapped()) {
+      if (!backoff.shouldProbe()) {
+        return;
+      }
+      long start = (offset + off) & -MappedFiles.PAGE;
+      long end = Math.min(file.size, offset + off + len);
+      try {
+        if (file.map.asSlice(start, end - start).isLoaded()) {
+          return;
+        }
+      } catch (IllegalStateException e) {
+        throw alreadyClosed(e);
+      }
+      backoff.miss();
+      MappedFiles.advise(file.map, start, end - start, MapAdvice.WILLNEED);
+    } else {
+      try {
+        file.cached().prefetch(offset + off, len);
+      } catch (IllegalStateException e) {
+        throw alreadyClosed(e);
+      }
+    }
+  }
+
+  @Override
+  public Optional<Boolean> isLoaded() {
+    return Optional.empty();
+  }
+
+  @Override
+  public MemorySegment segmentSliceOrNull(long p, long len) throws IOException {
+    ensureOpen();
+    if (!mapped()) {
+      return null;
+    }
+    try {
+      return segment.asSlice(p, len);
+    } catch (IndexOutOfBoundsException e) {
+      throw pastEof(p, len);
+    }
+  }
+}

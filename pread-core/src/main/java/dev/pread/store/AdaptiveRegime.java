@@ -1,0 +1,337 @@
+package dev.pread.store;
+
+import dev.pread.cache.BlockCache;
+import dev.pread.cache.ContainerMemory;
+import dev.pread.nativeio.MappedFiles;
+import dev.pread.nativeio.MappedFiles.MapAdvice;
+import dev.pread.nativeio.NativeAccess;
+import java.io.IOException;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Decides, for every {@link AdaptiveDirectory} in the JVM, whether inputs read through their
+ * memory mappings (the page cache) or through one shared {@link BlockCache}; and owns that cache.
+ *
+ * <p><b>The rule.</b> The files open through adaptive directories fit when their total size is at
+ * most {@value #FIT_SHARE} of the memory left for file pages: the container's limit (or the
+ * machine's memory), minus what the kernel cannot reclaim (process memory, kernel memory; the
+ * block cache's own memory is added back, since it would give way to file pages), minus a slack
+ * of {@value #MIN_SLACK_MIB} MiB plus {@value #SLACK_PERCENT}% of the limit for the JVM's own files
+ * and growth. While they fit, inputs read the mapping: the page cache with the kernel's readahead,
+ * as {@code MMapDirectory} reads. Once they do not, inputs read through the block cache, sized to
+ * that memory, and the mappings are advised {@code MADV_RANDOM} so that a reader still holding
+ * one (a vector scorer, a postings decoder) does not fault in readahead windows. The directories
+ * go back to mappings when the files fall below {@value #UNFIT_SHARE} of that memory; the gap
+ * keeps them from switching back and forth. Every switch is logged with its figures.
+ *
+ * <p><b>When it looks.</b> At most once a second, on a thread that opens, clones or prefetches an
+ * input: the check reads a few files under {@code /proc} and {@code /sys/fs/cgroup} and takes a
+ * lock that other threads skip rather than wait for. No thread of its own.
+ *
+ * <p><b>Overrides</b> (system properties): {@value #MODE_PROPERTY} = {@code auto} (the default),
+ * {@code mapped} or {@code cached}; {@value #CACHE_BYTES_PROPERTY} = the cache's size in bytes
+ * instead of the memory left for files.
+ *
+ * <p><b>Without native access</b> there is no block cache: inputs always read mappings (which need
+ * no native calls), and a warning says so once.
+ *
+ * <p>Thread-safe. The cache is created on the first switch to it and closed when the last
+ * directory using this regime closes.
+ */
+final class AdaptiveRegime {
+  /** System property choosing the mode: auto, mapped or cached. */
+  static final String MODE_PROPERTY = "dev.pread.adaptive.mode";
+
+  /** System property with the block cache's size in bytes. */
+  static final String CACHE_BYTES_PROPERTY = "dev.pread.adaptive.cache.bytes";
+
+  /** Switch to the cache above this share of the memory left for files. */
+  static final double FIT_SHARE = 0.9;
+
+  /** Switch back to mappings below this share. */
+  static final double UNFIT_SHARE = 0.7;
+
+  static final long MIN_SLACK_MIB = 64;
+  static final long SLACK_PERCENT = 3;
+  private static final long MIN_CACHE_BYTES = 16L << 20;
+  private static final long CHECK_INTERVAL_NANOS = 1_000_000_000L;
+  private static final System.Logger LOG = System.getLogger(AdaptiveDirectory.class.getName());
+  private static final AtomicBoolean NO_NATIVE_LOGGED = new AtomicBoolean();
+
+  /** How the mode is chosen. */
+  enum Mode {
+    /** From the memory figures, by the rule in the class comment. */
+    AUTO,
+    /** Always mappings. */
+    MAPPED,
+    /** Always the block cache. */
+    CACHED,
+    /** For tests: switches at every check, and checks at every open, clone and prefetch. */
+    ALTERNATE
+  }
+
+  private static AdaptiveRegime shared;
+
+  private final Mode mode;
+  private final ContainerMemory memory;
+  private final long fixedCacheBytes;
+  private final boolean nativeAccess;
+  private final ReentrantLock lock = new ReentrantLock();
+  private final AtomicLong openBytes = new AtomicLong();
+  private final Set<AdaptiveFile> files = ConcurrentHashMap.newKeySet();
+
+  /**
+   * True while inputs read through the cache. Plain on purpose: every read of every input looks at
+   * it, and a reader that sees a switch late reads the same bytes the other way.
+   */
+  boolean cached;
+
+  private volatile long nextCheck = System.nanoTime();
+  // guarded by lock
+  private BlockCache cache;
+  private int users;
+  private boolean readFailureLogged;
+  /** INFO for the JVM's regime; DEBUG for the regimes tests make by the dozen. */
+  private final System.Logger.Level logLevel;
+
+  AdaptiveRegime(Mode mode, ContainerMemory memory, long fixedCacheBytes) {
+    this(mode, memory, fixedCacheBytes, System.Logger.Level.DEBUG);
+  }
+
+  private AdaptiveRegime(Mode mode, ContainerMemory memory, long fixedCacheBytes, System.Logger.Level logLevel) {
+    this.logLevel = logLevel;
+    this.mode = mode;
+    this.memory = memory;
+    this.fixedCacheBytes = fixedCacheBytes;
+    this.nativeAccess = NativeAccess.isAvailable();
+    if (!nativeAccess && NO_NATIVE_LOGGED.compareAndSet(false, true)) {
+      LOG.log(
+          System.Logger.Level.WARNING,
+          "AdaptiveDirectory: native access is off ({0}); inputs read memory mappings only, with no block cache",
+          NativeAccess.unavailableReason().orElse("?"));
+    }
+    this.cached = nativeAccess && mode == Mode.CACHED;
+  }
+
+  /** The regime of directories created without one: from the system properties. */
+  static synchronized AdaptiveRegime shared() {
+    if (shared == null) {
+      shared =
+          new AdaptiveRegime(
+              modeFromProperty(), ContainerMemory.system(), cacheBytesFromProperty(), System.Logger.Level.INFO);
+    }
+    return shared;
+  }
+
+  static Mode modeFromProperty() {
+    String value = System.getProperty(MODE_PROPERTY, "auto").trim().toUpperCase(Locale.ROOT);
+    try {
+      Mode m = Mode.valueOf(value);
+      if (m != Mode.ALTERNATE) {
+        return m;
+      }
+    } catch (IllegalArgumentException e) {
+      // reported below
+    }
+    throw new IllegalArgumentException(
+        "system property " + MODE_PROPERTY + " must be auto, mapped or cached (got \"" + System.getProperty(MODE_PROPERTY) + "\")");
+  }
+
+  static long cacheBytesFromProperty() {
+    String value = System.getProperty(CACHE_BYTES_PROPERTY);
+    if (value == null || value.isBlank()) {
+      return 0;
+    }
+    try {
+      long bytes = Long.parseLong(value.trim());
+      if (bytes < BlockCache.MIN_BLOCK_SIZE) {
+        throw new NumberFormatException();
+      }
+      return bytes;
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(
+          "system property " + CACHE_BYTES_PROPERTY + " must be a number of bytes of at least "
+              + BlockCache.MIN_BLOCK_SIZE + " (got \"" + value + "\")");
+    }
+  }
+
+  /** A directory starts using this regime. */
+  void acquire() {
+    lock.lock();
+    try {
+      users++;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** A directory stops using this regime; the last one closes the cache. */
+  void release() throws IOException {
+    BlockCache toClose = null;
+    lock.lock();
+    try {
+      if (--users == 0) {
+        toClose = cache;
+        cache = null;
+        cached = nativeAccess && mode == Mode.CACHED;
+      }
+    } finally {
+      lock.unlock();
+    }
+    if (toClose != null) {
+      toClose.close();
+    }
+  }
+
+  /** True if inputs read through the block cache now. */
+  boolean isCached() {
+    return cached;
+  }
+
+  /** The cache, created if needed; null without native access. */
+  BlockCache cache() throws IOException {
+    lock.lock();
+    try {
+      return cacheLocked();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** The cache if one exists, else null. */
+  BlockCache existingCache() {
+    lock.lock();
+    try {
+      return cache;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private BlockCache cacheLocked() throws IOException {
+    if (cache == null && nativeAccess) {
+      long bytes = fixedCacheBytes > 0 ? fixedCacheBytes : Math.max(MIN_CACHE_BYTES, budgetForFiles(null));
+      long blocks = Math.max(1, bytes / BlockCache.DEFAULT_BLOCK_SIZE);
+      cache = BlockCache.builder(blocks * BlockCache.DEFAULT_BLOCK_SIZE).name("adaptive").build();
+      LOG.log(logLevel, "AdaptiveDirectory: block cache of {0} MiB{1}", bytes >> 20,
+          fixedCacheBytes > 0 ? " (" + CACHE_BYTES_PROPERTY + ")" : " (the memory left for file pages, see below)");
+    }
+    return cache;
+  }
+
+  void register(AdaptiveFile file) {
+    files.add(file);
+    openBytes.addAndGet(file.size);
+  }
+
+  void unregister(AdaptiveFile file) {
+    if (files.remove(file)) {
+      openBytes.addAndGet(-file.size);
+    }
+  }
+
+  /** Total size of the files open through directories of this regime. */
+  long openBytes() {
+    return openBytes.get();
+  }
+
+  /** Looks at memory if a second has passed since the last look (every time in ALTERNATE mode). */
+  void maybeCheck() {
+    if (mode == Mode.MAPPED || mode == Mode.CACHED || !nativeAccess) {
+      return;
+    }
+    if (mode == Mode.AUTO && System.nanoTime() - nextCheck < 0) {
+      return;
+    }
+    check();
+  }
+
+  /** Looks at memory now, unless another thread is looking (then returns at once). */
+  void check() {
+    if (mode == Mode.MAPPED || mode == Mode.CACHED || !nativeAccess) {
+      return;
+    }
+    if (!lock.tryLock()) {
+      return; // another thread is looking
+    }
+    try {
+      nextCheck = System.nanoTime() + CHECK_INTERVAL_NANOS;
+      boolean next = mode == Mode.ALTERNATE ? !cached : decide();
+      if (next != cached) {
+        if (next && cacheLocked() == null) {
+          return;
+        }
+        switchTo(next);
+      }
+    } catch (IOException e) {
+      if (!readFailureLogged) {
+        readFailureLogged = true;
+        LOG.log(System.Logger.Level.WARNING, "AdaptiveDirectory: cannot read memory figures (logged once; the mode stays "
+            + (cached ? "cached" : "mapped") + "): " + e.getMessage());
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Whether the files should be read through the cache now. Caller holds the lock. */
+  private boolean decide() throws IOException {
+    StringBuilder why = new StringBuilder();
+    long budget = budgetForFiles(why);
+    long open = openBytes.get();
+    boolean next = cached ? open > budget * UNFIT_SHARE : open > budget * FIT_SHARE;
+    if (next != cached) {
+      LOG.log(
+          logLevel,
+          "AdaptiveDirectory: {0} MiB of index files open {1} {2} of the {3} MiB left for file pages ({4}): reading"
+              + " through {5}",
+          open >> 20,
+          next ? "exceed" : "are below",
+          next ? FIT_SHARE : UNFIT_SHARE,
+          budget >> 20,
+          why,
+          next ? "a block cache" : "memory mappings");
+    }
+    return next;
+  }
+
+  /**
+   * The memory left for file pages, minus the slack. Caller holds the lock.
+   *
+   * @param why if not null, receives the formula with its figures
+   */
+  private long budgetForFiles(StringBuilder why) throws IOException {
+    ContainerMemory.Reading r = memory.read();
+    long own = cache == null ? 0 : cache.stats().allocatedBytes();
+    long slack = slackBytes(r.limitBytes());
+    long available = r.availableForFilesBytes() + own;
+    long budget = Math.max(0, Math.min(r.limitBytes(), available) - slack);
+    if (why != null) {
+      why.append(String.format(Locale.ROOT, "limit %d MiB - unreclaimable %d MiB + block cache %d MiB - slack %d MiB, from %s",
+          r.limitBytes() >> 20, r.unreclaimableBytes() >> 20, own >> 20, slack >> 20, r.source()));
+    }
+    return budget;
+  }
+
+  /** The slack left beside file pages for the JVM's own files and growth. */
+  static long slackBytes(long limitBytes) {
+    return (MIN_SLACK_MIB << 20) + limitBytes / 100 * SLACK_PERCENT;
+  }
+
+  private void switchTo(boolean toCache) {
+    cached = toCache;
+    for (AdaptiveFile f : files) {
+      f.adviseMapping(toCache ? MapAdvice.RANDOM : MapAdvice.NORMAL);
+    }
+  }
+
+  /** For {@link MappedFiles}' users: whether a mapping should be advised RANDOM when it is made. */
+  MapAdvice mappingAdvice() {
+    return cached ? MapAdvice.RANDOM : MapAdvice.NORMAL;
+  }
+}

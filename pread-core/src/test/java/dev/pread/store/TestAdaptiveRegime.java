@@ -1,0 +1,113 @@
+package dev.pread.store;
+
+import dev.pread.cache.FakeProc;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Random;
+import org.apache.lucene.store.FSLockFactory;
+import org.apache.lucene.store.IOContext;
+import org.apache.lucene.store.IndexInput;
+import org.apache.lucene.tests.util.LuceneTestCase;
+
+/**
+ * The switching rule of {@link AdaptiveRegime}, against a fake cgroup whose figures the test
+ * changes: mappings while the open files fit, the cache once they pass the upper share, back
+ * below the lower share only; and open inputs read the same bytes on both sides of a switch.
+ */
+public class TestAdaptiveRegime extends LuceneTestCase {
+  private static final long MIB = 1L << 20;
+
+  public void testSwitchesWithMemoryAndBackWithHysteresis() throws IOException {
+    assumeTrue("needs native access", dev.pread.nativeio.NativeAccess.isAvailable());
+    FakeProc fake = new FakeProc(createTempDir("proc")).meminfo(24L << 30, 20L << 30);
+    long limit = 1024 * MIB;
+    Path group = fake.cgroupV2("/c", Long.toString(limit), 100 * MIB, 0, 0);
+    AdaptiveRegime regime = new AdaptiveRegime(AdaptiveRegime.Mode.AUTO, fake.memory(), 4 * MIB);
+    Path dir = createTempDir("index");
+    byte[] content = new byte[1 << 20];
+    new Random(random().nextLong()).nextBytes(content);
+    try (AdaptiveDirectory d = new AdaptiveDirectory(dir, FSLockFactory.getDefault(), regime)) {
+      for (int i = 0; i < 3; i++) {
+        try (OutputStream out = Files.newOutputStream(dir.resolve("f" + i))) {
+          out.write(content);
+        }
+      }
+      IndexInput[] in = new IndexInput[3];
+      for (int i = 0; i < 3; i++) {
+        in[i] = d.openInput("f" + i, IOContext.DEFAULT);
+      }
+      assertEquals(3 * MIB, d.openFileBytes());
+      // budget = limit - unreclaimable - slack; slack = 64 MiB + 3% of the limit
+      long slack = AdaptiveRegime.slackBytes(limit);
+      regime.check();
+      assertFalse("3 MiB open, ~830 MiB left: mappings", d.isReadingCache());
+      assertReads(in, content);
+
+      // A neighbour takes memory until 3 MiB is above 90% of what is left for files.
+      long unreclaimable = limit - slack - (long) (3 * MIB / AdaptiveRegime.FIT_SHARE) + MIB;
+      setCurrent(fake, group, unreclaimable);
+      regime.check();
+      assertTrue("3 MiB open, less than 3.33 MiB left: the cache", d.isReadingCache());
+      assertReads(in, content);
+
+      // Between the two shares: stays on the cache. The kernel counts the cache's own memory as
+      // unreclaimable; the regime adds it back.
+      long own = d.cacheStats().allocatedBytes();
+      assertTrue(own > 0);
+      setCurrent(fake, group, limit - slack - (long) (3 * MIB / 0.8) + own);
+      regime.check();
+      assertTrue("between the shares, no switch back", d.isReadingCache());
+
+      // Memory comes back: below 70%, mappings again.
+      setCurrent(fake, group, 100 * MIB);
+      regime.check();
+      assertFalse(d.isReadingCache());
+      assertReads(in, content);
+      assertTrue(d.cacheStats().misses() > 0);
+      for (IndexInput i : in) {
+        i.close();
+      }
+      assertEquals(0, d.openFileBytes());
+    }
+  }
+
+  public void testUnreadableFiguresKeepTheMode() throws IOException {
+    assumeTrue("needs native access", dev.pread.nativeio.NativeAccess.isAvailable());
+    FakeProc fake = new FakeProc(createTempDir("proc")).meminfo(24L << 30, 20L << 30);
+    Path group = fake.cgroupV2("/c", "nonsense", 100 * MIB, 0, 0);
+    AdaptiveRegime regime = new AdaptiveRegime(AdaptiveRegime.Mode.AUTO, fake.memory(), 4 * MIB);
+    regime.check();
+    assertFalse(regime.isCached());
+    fake.write(group.resolve("memory.max"), "1048576\n");
+    regime.acquire();
+    try {
+      // 0 bytes open never exceed the budget, even a budget of 0
+      regime.check();
+      assertFalse(regime.isCached());
+    } finally {
+      regime.release();
+    }
+  }
+
+  private static void setCurrent(FakeProc fake, Path group, long bytes) {
+    fake.write(group.resolve("memory.current"), bytes + "\n");
+    fake.write(group.resolve("memory.stat"), "anon " + bytes + "\nactive_file 0\ninactive_file 0\n");
+  }
+
+  private void assertReads(IndexInput[] inputs, byte[] content) throws IOException {
+    for (IndexInput in : inputs) {
+      for (int k = 0; k < 20; k++) {
+        int pos = random().nextInt(content.length - 16);
+        IndexInput c = in.clone();
+        c.seek(pos);
+        byte[] got = new byte[16];
+        c.readBytes(got, 0, 16);
+        for (int j = 0; j < 16; j++) {
+          assertEquals("byte " + (pos + j), content[pos + j], got[j]);
+        }
+      }
+    }
+  }
+}
