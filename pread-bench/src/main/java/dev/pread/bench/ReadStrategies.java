@@ -2,6 +2,7 @@ package dev.pread.bench;
 
 import dev.pread.cache.BlockCache;
 import dev.pread.store.CachedPreadDirectory;
+import dev.pread.store.AdaptiveDirectory;
 import dev.pread.store.PreadDirectory;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -36,7 +37,8 @@ final class ReadStrategies {
           "dir-niofs",
           "dir-mmap",
           "dir-mmap-random",
-          "dir-cached");
+          "dir-cached",
+          "dir-adaptive");
 
   private ReadStrategies() {}
 
@@ -94,6 +96,8 @@ final class ReadStrategies {
         yield new IndexInputStrategy(name, d, file);
       }
       case "dir-cached" -> openCached(name, folder, file, cache);
+      case "dir-adaptive" ->
+          new IndexInputStrategy(name, new AdaptiveDirectory(folder, NoLockFactory.INSTANCE), file);
       default ->
           throw new IllegalArgumentException("unknown strategy '" + name + "'; one of " + NAMES);
     };

@@ -25,7 +25,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * and growth. While they fit, inputs read the mapping: the page cache with the kernel's readahead,
  * as {@code MMapDirectory} reads. Once they do not, inputs read through the block cache, sized to
  * that memory, and the mappings are advised {@code MADV_RANDOM} so that a reader still holding
- * one (a vector scorer, a postings decoder) does not fault in readahead windows. The directories
+ * one (a vector scorer, a postings decoder) does not fault in readahead windows. If that memory is
+ * below 16 MiB, too little for a cache the kernel could not take back, inputs stay on the mappings,
+ * advised {@code MADV_RANDOM}. The directories
  * go back to mappings when the files fall below {@value #UNFIT_SHARE} of that memory; the gap
  * keeps them from switching back and forth. Every switch is logged with its figures.
  *
@@ -56,8 +58,8 @@ final class AdaptiveRegime {
   /** Switch back to mappings below this share. */
   static final double UNFIT_SHARE = 0.7;
 
-  static final long MIN_SLACK_MIB = 64;
-  static final long SLACK_PERCENT = 3;
+  static final long MIN_SLACK_MIB = 48;
+  static final long SLACK_PERCENT = 2;
   private static final long MIN_CACHE_BYTES = 16L << 20;
   private static final long CHECK_INTERVAL_NANOS = 1_000_000_000L;
   private static final System.Logger LOG = System.getLogger(AdaptiveDirectory.class.getName());
@@ -92,6 +94,10 @@ final class AdaptiveRegime {
   boolean cached;
 
   private volatile long nextCheck = System.nanoTime();
+  /** The memory left for files at the last check; opens that pass it bring the next check forward. */
+  private volatile long lastBudget = Long.MAX_VALUE;
+  /** True while mappings are advised RANDOM (the files do not fit). Guarded by lock. */
+  private boolean randomAdvice;
   // guarded by lock
   private BlockCache cache;
   private int users;
@@ -116,6 +122,7 @@ final class AdaptiveRegime {
           NativeAccess.unavailableReason().orElse("?"));
     }
     this.cached = nativeAccess && mode == Mode.CACHED;
+    this.randomAdvice = cached;
   }
 
   /** The regime of directories created without one: from the system properties. */
@@ -179,6 +186,8 @@ final class AdaptiveRegime {
         toClose = cache;
         cache = null;
         cached = nativeAccess && mode == Mode.CACHED;
+        randomAdvice = cached;
+        lastBudget = Long.MAX_VALUE;
       }
     } finally {
       lock.unlock();
@@ -193,11 +202,21 @@ final class AdaptiveRegime {
     return cached;
   }
 
+  /** True while mappings are advised {@code MADV_RANDOM} because the files do not fit. */
+  boolean isMappingRandom() {
+    lock.lock();
+    try {
+      return randomAdvice;
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** The cache, created if needed; null without native access. */
   BlockCache cache() throws IOException {
     lock.lock();
     try {
-      return cacheLocked();
+      return cacheLocked(lastBudget);
     } finally {
       lock.unlock();
     }
@@ -213,9 +232,13 @@ final class AdaptiveRegime {
     }
   }
 
-  private BlockCache cacheLocked() throws IOException {
+  /** The cache, created with {@code budget} bytes (or the fixed size) if needed. Caller holds the lock. */
+  private BlockCache cacheLocked(long budget) throws IOException {
     if (cache == null && nativeAccess) {
-      long bytes = fixedCacheBytes > 0 ? fixedCacheBytes : Math.max(MIN_CACHE_BYTES, budgetForFiles(null));
+      if (fixedCacheBytes == 0 && budget == Long.MAX_VALUE) {
+        budget = budgetForFiles(null); // no check yet (a forced mode)
+      }
+      long bytes = fixedCacheBytes > 0 ? fixedCacheBytes : Math.max(MIN_CACHE_BYTES, budget);
       long blocks = Math.max(1, bytes / BlockCache.DEFAULT_BLOCK_SIZE);
       cache = BlockCache.builder(blocks * BlockCache.DEFAULT_BLOCK_SIZE).name("adaptive").build();
       LOG.log(logLevel, "AdaptiveDirectory: block cache of {0} MiB{1}", bytes >> 20,
@@ -226,7 +249,10 @@ final class AdaptiveRegime {
 
   void register(AdaptiveFile file) {
     files.add(file);
-    openBytes.addAndGet(file.size);
+    long open = openBytes.addAndGet(file.size);
+    if (!cached && open > lastBudget * FIT_SHARE) {
+      nextCheck = System.nanoTime(); // an index opening past the budget: look at the next read
+    }
   }
 
   void unregister(AdaptiveFile file) {
@@ -261,13 +287,13 @@ final class AdaptiveRegime {
     }
     try {
       nextCheck = System.nanoTime() + CHECK_INTERVAL_NANOS;
-      boolean next = mode == Mode.ALTERNATE ? !cached : decide();
-      if (next != cached) {
-        if (next && cacheLocked() == null) {
-          return;
+      if (mode == Mode.ALTERNATE) {
+        if (cached || cacheLocked(MIN_CACHE_BYTES) != null) {
+          switchTo(!cached, !cached);
         }
-        switchTo(next);
+        return;
       }
+      decide();
     } catch (IOException e) {
       if (!readFailureLogged) {
         readFailureLogged = true;
@@ -279,25 +305,47 @@ final class AdaptiveRegime {
     }
   }
 
-  /** Whether the files should be read through the cache now. Caller holds the lock. */
-  private boolean decide() throws IOException {
+  /** Applies the rule of the class comment to a fresh reading. Caller holds the lock. */
+  private void decide() throws IOException {
     StringBuilder why = new StringBuilder();
     long budget = budgetForFiles(why);
+    lastBudget = budget;
     long open = openBytes.get();
-    boolean next = cached ? open > budget * UNFIT_SHARE : open > budget * FIT_SHARE;
-    if (next != cached) {
-      LOG.log(
-          logLevel,
-          "AdaptiveDirectory: {0} MiB of index files open {1} {2} of the {3} MiB left for file pages ({4}): reading"
-              + " through {5}",
-          open >> 20,
-          next ? "exceed" : "are below",
-          next ? FIT_SHARE : UNFIT_SHARE,
-          budget >> 20,
-          why,
-          next ? "a block cache" : "memory mappings");
+    boolean fits = cached || randomAdvice ? open <= budget * UNFIT_SHARE : open <= budget * FIT_SHARE;
+    if (fits) {
+      if (cached || randomAdvice) {
+        log(open, budget, why, "are below " + UNFIT_SHARE, "memory mappings");
+        switchTo(false, false);
+      }
+      return;
     }
-    return next;
+    if (cached) {
+      return;
+    }
+    if (cache == null && budget < MIN_CACHE_BYTES && fixedCacheBytes == 0) {
+      // No room for memory the kernel cannot take back: stay on the page cache, without readahead.
+      if (!randomAdvice) {
+        log(open, budget, why, "exceed " + FIT_SHARE, "memory mappings without readahead (no room for a block cache"
+            + " of at least " + (MIN_CACHE_BYTES >> 20) + " MiB)");
+        switchTo(false, true);
+      }
+      return;
+    }
+    if (cacheLocked(budget) != null) {
+      log(open, budget, why, "exceed " + FIT_SHARE, "a block cache of " + (cache.budgetBytes() >> 20) + " MiB");
+      switchTo(true, true);
+    }
+  }
+
+  private void log(long open, long budget, CharSequence why, String relation, String path) {
+    LOG.log(
+        logLevel,
+        "AdaptiveDirectory: {0} MiB of index files open {1} of the {2} MiB left for file pages ({3}): reading through {4}",
+        open >> 20,
+        relation,
+        budget >> 20,
+        why,
+        path);
   }
 
   /**
@@ -323,15 +371,19 @@ final class AdaptiveRegime {
     return (MIN_SLACK_MIB << 20) + limitBytes / 100 * SLACK_PERCENT;
   }
 
-  private void switchTo(boolean toCache) {
+  /** Sets the read path and the mappings' advice. Caller holds the lock. */
+  private void switchTo(boolean toCache, boolean random) {
     cached = toCache;
-    for (AdaptiveFile f : files) {
-      f.adviseMapping(toCache ? MapAdvice.RANDOM : MapAdvice.NORMAL);
+    if (random != randomAdvice) {
+      randomAdvice = random;
+      for (AdaptiveFile f : files) {
+        f.adviseMapping(random ? MapAdvice.RANDOM : MapAdvice.NORMAL);
+      }
     }
   }
 
   /** For {@link MappedFiles}' users: whether a mapping should be advised RANDOM when it is made. */
   MapAdvice mappingAdvice() {
-    return cached ? MapAdvice.RANDOM : MapAdvice.NORMAL;
+    return randomAdvice ? MapAdvice.RANDOM : MapAdvice.NORMAL;
   }
 }

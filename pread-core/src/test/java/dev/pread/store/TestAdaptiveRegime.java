@@ -73,6 +73,36 @@ public class TestAdaptiveRegime extends LuceneTestCase {
     }
   }
 
+  public void testNoRoomForACacheStaysOnMappingsWithoutReadahead() throws IOException {
+    assumeTrue("needs native access", dev.pread.nativeio.NativeAccess.isAvailable());
+    FakeProc fake = new FakeProc(createTempDir("proc")).meminfo(24L << 30, 20L << 30);
+    long limit = 512 * MIB;
+    long slack = AdaptiveRegime.slackBytes(limit);
+    // 10 MiB left for files: 3 MiB open fits
+    Path group = fake.cgroupV2("/c", Long.toString(limit), limit - slack - 10 * MIB, 0, 0);
+    AdaptiveRegime regime = new AdaptiveRegime(AdaptiveRegime.Mode.AUTO, fake.memory(), 0);
+    Path dir = createTempDir("index");
+    byte[] content = new byte[3 << 20];
+    new Random(random().nextLong()).nextBytes(content);
+    Files.write(dir.resolve("f"), content);
+    try (AdaptiveDirectory d = new AdaptiveDirectory(dir, FSLockFactory.getDefault(), regime);
+        IndexInput in = d.openInput("f", IOContext.DEFAULT)) {
+      regime.check();
+      assertFalse(d.isReadingCache());
+      assertFalse(regime.isMappingRandom());
+      // 2 MiB left: does not fit, and 2 MiB is no room for a cache
+      setCurrent(fake, group, limit - slack - 2 * MIB);
+      regime.check();
+      assertFalse("no cache below 16 MiB", d.isReadingCache());
+      assertTrue("mappings without readahead", regime.isMappingRandom());
+      assertNull(regime.existingCache());
+      assertReads(new IndexInput[] {in}, content);
+      setCurrent(fake, group, 100 * MIB);
+      regime.check();
+      assertFalse(regime.isMappingRandom());
+    }
+  }
+
   public void testUnreadableFiguresKeepTheMode() throws IOException {
     assumeTrue("needs native access", dev.pread.nativeio.NativeAccess.isAvailable());
     FakeProc fake = new FakeProc(createTempDir("proc")).meminfo(24L << 30, 20L << 30);
