@@ -36,7 +36,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * lock that other threads skip rather than wait for. No thread of its own.
  *
  * <p><b>Overrides</b> (system properties): {@value #MODE_PROPERTY} = {@code auto} (the default),
- * {@code mapped} or {@code cached}; {@value #CACHE_BYTES_PROPERTY} = the cache's size in bytes
+ * {@code mapped}, {@code cached}, or {@code alternate} (for tests: switch at every open, clone,
+ * slice and prefetch); {@value #CACHE_BYTES_PROPERTY} = the cache's size in bytes
  * instead of the memory left for files.
  *
  * <p><b>Without native access</b> there is no block cache: inputs always read mappings (which need
@@ -102,6 +103,7 @@ final class AdaptiveRegime {
   private BlockCache cache;
   private int users;
   private boolean readFailureLogged;
+  private int cachesCreated;
   /** INFO for the JVM's regime; DEBUG for the regimes tests make by the dozen. */
   private final System.Logger.Level logLevel;
 
@@ -138,15 +140,12 @@ final class AdaptiveRegime {
   static Mode modeFromProperty() {
     String value = System.getProperty(MODE_PROPERTY, "auto").trim().toUpperCase(Locale.ROOT);
     try {
-      Mode m = Mode.valueOf(value);
-      if (m != Mode.ALTERNATE) {
-        return m;
-      }
+      return Mode.valueOf(value);
     } catch (IllegalArgumentException e) {
-      // reported below
+      throw new IllegalArgumentException(
+          "system property " + MODE_PROPERTY + " must be auto, mapped, cached or alternate (got \""
+              + System.getProperty(MODE_PROPERTY) + "\")");
     }
-    throw new IllegalArgumentException(
-        "system property " + MODE_PROPERTY + " must be auto, mapped or cached (got \"" + System.getProperty(MODE_PROPERTY) + "\")");
   }
 
   static long cacheBytesFromProperty() {
@@ -241,7 +240,8 @@ final class AdaptiveRegime {
       long bytes = fixedCacheBytes > 0 ? fixedCacheBytes : Math.max(MIN_CACHE_BYTES, budget);
       long blocks = Math.max(1, bytes / BlockCache.DEFAULT_BLOCK_SIZE);
       cache = BlockCache.builder(blocks * BlockCache.DEFAULT_BLOCK_SIZE).name("adaptive").build();
-      LOG.log(logLevel, "AdaptiveDirectory: block cache of {0} MiB{1}", bytes >> 20,
+      // The first cache of a regime at its level; later ones (after every directory closed) at DEBUG.
+      LOG.log(cachesCreated++ == 0 ? logLevel : System.Logger.Level.DEBUG, "AdaptiveDirectory: block cache of {0} MiB{1}", bytes >> 20,
           fixedCacheBytes > 0 ? " (" + CACHE_BYTES_PROPERTY + ")" : " (the memory left for file pages, see below)");
     }
     return cache;

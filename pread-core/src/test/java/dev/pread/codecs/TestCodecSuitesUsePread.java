@@ -1,6 +1,7 @@
 package dev.pread.codecs;
 
 import dev.pread.cache.BlockCache;
+import dev.pread.store.AdaptiveDirectory;
 import dev.pread.store.CachedPreadDirectory;
 import dev.pread.store.PreadDirectory;
 import org.apache.lucene.store.Directory;
@@ -11,15 +12,22 @@ import org.apache.lucene.tests.util.LuceneTestCase;
  * Guards the codec suites' premise: with the build's {@code tests.directory}, Lucene's {@code
  * newDirectory()} and {@code newFSDirectory()} hand out that directory, reading natively:
  * PreadDirectory in the first run of the suites, CachedPreadDirectory (through its block cache, of
- * the size {@code dev.pread.cache.bytes} names) in the second (see pread-core/pom.xml).
+ * the size {@code dev.pread.cache.bytes} names) in the second, AdaptiveDirectory (switching read
+ * path all the time) in the third (see pread-core/pom.xml).
  */
 public class TestCodecSuitesUsePread extends LuceneTestCase {
   private static final String PREAD = PreadDirectory.class.getName();
   private static final String CACHED = CachedPreadDirectory.class.getName();
+  private static final String ADAPTIVE = AdaptiveDirectory.class.getName();
 
   public void testNewDirectoryIsOurs() throws Exception {
     String name = System.getProperty("tests.directory");
-    assertTrue("tests.directory=" + name + " is neither " + PREAD + " nor " + CACHED, PREAD.equals(name) || CACHED.equals(name));
+    assertTrue(
+        "tests.directory=" + name + " is not one of " + PREAD + ", " + CACHED + ", " + ADAPTIVE,
+        PREAD.equals(name) || CACHED.equals(name) || ADAPTIVE.equals(name));
+    if (ADAPTIVE.equals(name)) {
+      assertEquals("alternate", System.getProperty("dev.pread.adaptive.mode"));
+    }
     for (int i = 0; i < 20; i++) {
       try (Directory dir = newDirectory()) {
         assertOurs(dir, name);
@@ -35,6 +43,20 @@ public class TestCodecSuitesUsePread extends LuceneTestCase {
     assertEquals(unwrapped.toString(), name, unwrapped.getClass().getName());
     if (unwrapped instanceof PreadDirectory pread) {
       assertTrue(pread.isNativePread());
+    } else if (unwrapped instanceof AdaptiveDirectory adaptive) {
+      // alternate: each check flips the read path; two checks apart, the two paths were both taken
+      boolean before = adaptive.isReadingCache();
+      try (org.apache.lucene.store.IndexOutput out = adaptive.createOutput("probe", newIOContext(random()))) {
+        out.writeLong(42);
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+      try (org.apache.lucene.store.IndexInput in = adaptive.openInput("probe", newIOContext(random()))) {
+        assertNotEquals("an open switches the read path", before, adaptive.isReadingCache());
+        assertEquals(42, in.readLong());
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
     } else {
       CachedPreadDirectory cached = (CachedPreadDirectory) unwrapped;
       assertTrue(cached.isCached());
