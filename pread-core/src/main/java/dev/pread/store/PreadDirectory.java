@@ -231,12 +231,18 @@ public class PreadDirectory extends FSDirectory {
     // Lucene's test file systems wrap the default one; the kernel needs the real path.
     Path real = Unwrappable.unwrapAll(path);
     NativeFile file = NativeFile.open(real);
-    readAdvice.apply(name, context).ifPresent(advice -> advise(file, advice));
-    return new PreadIndexInput(
-        "PreadIndexInput(path=\"" + path + "\")",
-        new PageCacheSource(file),
-        bufferSize(context),
-        prefetch);
+    try {
+      readAdvice.apply(name, context).ifPresent(advice -> advise(file, advice));
+      return new PreadIndexInput(
+          "PreadIndexInput(path=\"" + path + "\")",
+          new PageCacheSource(file),
+          bufferSize(context),
+          prefetch);
+    } catch (Throwable t) {
+      // The user's advice function may throw anything; the input does not own the file yet.
+      IOUtils.closeWhileSuppressingExceptions(t, file);
+      throw t;
+    }
   }
 
   private static void advise(NativeFile file, ReadAdvice advice) {
