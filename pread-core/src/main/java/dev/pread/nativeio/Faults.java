@@ -30,12 +30,13 @@ final class Faults {
      *
      * @param offset the file offset of a {@code pread}, else -1
      * @param count the bytes a {@code pread} asks for, else 0
+     * @param direct true for a {@code pread} of a file opened with {@code O_DIRECT}, else false
      * @return 0 to make the real call unchanged; {@code -errno} to fail the call with that errno
      *     without making it (for {@code close}, the real close is made and then reported as
      *     failed, as Linux releases the descriptor even when close fails); for {@code pread}, a
      *     positive n below {@code count} makes the real call ask for n bytes only (a short read)
      */
-    long decide(Call call, Path path, long offset, long count);
+    long decide(Call call, Path path, long offset, long count, boolean direct);
   }
 
   /** The installed injector; null (no faults) unless a test installed one. */
@@ -43,9 +44,15 @@ final class Faults {
 
   private Faults() {}
 
-  /** The decision for one call: 0 (no fault) when no injector is installed. */
+  /** The decision for one call other than a read: 0 (no fault) when no injector is installed. */
   static long before(Call call, Path path, long offset, long count) {
     Injector i = injector;
-    return i == null ? 0 : i.decide(call, path, offset, count);
+    return i == null ? 0 : i.decide(call, path, offset, count, false);
+  }
+
+  /** The decision for one {@code pread}: 0 (no fault) when no injector is installed. */
+  static long beforeRead(Path path, long offset, long count, boolean direct) {
+    Injector i = injector;
+    return i == null ? 0 : i.decide(Call.PREAD, path, offset, count, direct);
   }
 }

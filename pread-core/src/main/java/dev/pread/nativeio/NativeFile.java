@@ -26,12 +26,20 @@ import java.util.Objects;
  * <p><b>Errors:</b> EINTR and short reads are retried; a read that reaches end of file early
  * throws {@link EOFException}; any other failure throws {@link NativeIOException} naming the path,
  * the offset and errno.
+ *
+ * <p><b>O_DIRECT:</b> a read of a file opened with {@link #openDirect} never continues at an
+ * unaligned offset: kernels whose direct I/O checks alignment before end of file fail such a read
+ * with EINVAL even where it would return 0. A short direct read is end of file where it ends at or
+ * beyond the file's size at open, or at an offset that is not a multiple of the direct-I/O
+ * alignment (the file has shrunk and ends there); otherwise the rest is read.
  */
 public final class NativeFile implements Closeable {
   private final Path path;
   private final int fd;
   private final long size;
   private final boolean direct;
+  /** The offset alignment direct reads keep to: the kernel's, and at least 4096. */
+  private final long directAlign;
   private final NativeIO.Stat stat;
   private final ReadGuard guard = new ReadGuard();
 
@@ -41,6 +49,7 @@ public final class NativeFile implements Closeable {
     this.size = stat.size();
     this.stat = stat;
     this.direct = direct;
+    this.directAlign = Math.max(4096, stat.directOffsetAlignment());
   }
 
   /** Most segments one {@link #readInto} call accepts. */
@@ -238,7 +247,8 @@ public final class NativeFile implements Closeable {
    * Reads the bytes at {@code position} into the native segments {@code dsts[0..count)} one after
    * another, as if they were one buffer, with a single vectored {@code preadv(2)} where the kernel
    * returns everything at once. Stops early only at end of file. On a file opened with {@link
-   * #openDirect}, position and every segment's address and length must be aligned.
+   * #openDirect}, position and every segment's address and length must be aligned, and end of file
+   * is where a short read ends at or beyond the file's size at open, or unaligned.
    *
    * @return the number of bytes read: the segments' total, or fewer at end of file
    * @throws IllegalArgumentException if count is not in 1..{@value #MAX_VECTOR} or a segment is
@@ -265,19 +275,22 @@ public final class NativeFile implements Closeable {
         while (done < total) {
           int iovcnt = fillIovecs(scratch.aux, dsts, count, done);
           long want = total - done;
-          long fault = Faults.before(Faults.Call.PREAD, path, position + done, want);
+          long fault = Faults.beforeRead(path, position + done, want, direct);
           long n;
           if (fault < 0) {
             n = fault;
-          } else if (fault > 0 && fault < want && shortReadLength(fault, segmentAt(dsts, count, done)) > 0) {
+          } else if (fault > 0 && fault < want && shortReadLength(fault, segmentAt(dsts, count, done).byteSize()) > 0) {
             // a test asks for a short read: read only the first fault bytes, through pread
             MemorySegment first = segmentAt(dsts, count, done);
-            n = NativeIO.pread(scratch.capture, fd, first, shortReadLength(fault, first), position + done);
+            n = NativeIO.pread(scratch.capture, fd, first, shortReadLength(fault, first.byteSize()), position + done);
           } else {
             n = NativeIO.preadv(scratch.capture, fd, scratch.aux, iovcnt, position + done);
           }
           if (n > 0) {
             done += n;
+            if (direct && done < total && !directMayContinue(position + done)) {
+              return done; // end of file
+            }
           } else if (n == 0) {
             return done; // end of file
           } else if (n != -Errno.EINTR) {
@@ -294,17 +307,27 @@ public final class NativeFile implements Closeable {
   }
 
   /**
-   * The length of an injected short read into {@code first}: at most {@code fault} bytes, and on an
-   * O_DIRECT file a whole number of 4096-byte units (as the kernel's own short reads are, short of
-   * end of file), since an unaligned O_DIRECT read fails with EINVAL. 0 for no short read.
+   * The length of an injected short read of at most {@code limit} bytes: at most {@code fault}
+   * bytes, and on an O_DIRECT file a whole number of alignment units (as the kernel's own short
+   * reads are, short of end of file), since an unaligned O_DIRECT read fails with EINVAL. 0 for no
+   * short read.
    */
-  private long shortReadLength(long fault, MemorySegment first) {
-    long n = Math.min(fault, first.byteSize());
+  private long shortReadLength(long fault, long limit) {
+    long n = Math.min(fault, limit);
     if (direct) {
-      long align = Math.max(4096, stat.directOffsetAlignment());
-      n -= n % align;
+      n -= n % directAlign;
     }
     return n;
+  }
+
+  /**
+   * Whether a direct read that came back short, ending at {@code end}, may go on there: only at an
+   * aligned offset before the file's size at open. A short read that ends at or beyond that size
+   * is end of file, and so is one that ends unaligned (the file has shrunk and ends there), and
+   * the next read there would be unaligned.
+   */
+  private boolean directMayContinue(long end) {
+    return end < size && end % directAlign == 0;
   }
 
   /** Writes iovecs for the bytes of {@code dsts} from {@code skip} on; returns how many. */
@@ -415,7 +438,7 @@ public final class NativeFile implements Closeable {
 
   /**
    * pread until {@code count} bytes are in {@code buf}, or end of file once at least {@code min}
-   * are; retries EINTR and short reads.
+   * are; retries EINTR and short reads (a direct one only where {@link #directMayContinue}).
    *
    * @return the bytes read: {@code count}, or fewer (at least {@code min}) at end of file
    */
@@ -425,16 +448,19 @@ public final class NativeFile implements Closeable {
     MemorySegment target = buf;
     while (done < count) {
       long want = count - done;
-      // Null in production; a test may make this pread fail or come back short.
-      long fault = Faults.before(Faults.Call.PREAD, path, position + done, want);
-      long n =
-          fault < 0
-              ? fault
-              : NativeIO.pread(capture, fd, target, fault > 0 ? Math.min(fault, want) : want, position + done);
+      // 0 in production; a test may make this pread fail or come back short.
+      long fault = Faults.beforeRead(path, position + done, want, direct);
+      long ask = fault > 0 && shortReadLength(fault, want) > 0 ? shortReadLength(fault, want) : want;
+      long n = fault < 0 ? fault : NativeIO.pread(capture, fd, target, ask, position + done);
       if (n > 0) {
         done += n;
         target = buf.asSlice(done);
-      } else if (n == 0) {
+        if (!direct || done == count || directMayContinue(position + done)) {
+          continue;
+        }
+      }
+      if (n >= 0) {
+        // end of file
         if (done >= min) {
           return done;
         }

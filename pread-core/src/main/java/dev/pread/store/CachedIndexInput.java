@@ -25,48 +25,32 @@ import org.apache.lucene.store.RandomAccessInput;
  * file; from then on every read, seek, clone or slice of it and of its clones and slices throws
  * {@link AlreadyClosedException}. Closing a clone or slice does nothing; closing twice does nothing.
  */
-final class CachedIndexInput extends IndexInput implements RandomAccessInput {
+final class CachedIndexInput extends SourceIndexInput {
+  /** The source's file, which makes each clone's and slice's reader. */
   private final CachedFile file;
-  /** Absolute file offset of this input's position 0. */
-  private final long sliceOffset;
-
-  private final long length;
-  /** False when the directory had prefetch turned off when this input was opened. */
-  private final boolean prefetch;
-  private boolean isClone;
   private BlockReader reader;
   private long position;
 
   CachedIndexInput(String resourceDescription, CachedFile file, boolean prefetch) {
-    this(resourceDescription, file, 0L, file.size(), false, prefetch);
-  }
-
-  private CachedIndexInput(
-      String resourceDescription, CachedFile file, long sliceOffset, long length, boolean isClone, boolean prefetch) {
-    super(resourceDescription);
+    super(resourceDescription, new BlockCacheSource(file), prefetch);
     this.file = file;
-    this.sliceOffset = sliceOffset;
-    this.length = length;
-    this.isClone = isClone;
-    this.prefetch = prefetch;
     this.reader = file.newReader();
   }
 
-  private void ensureOpen() {
-    if (file.isClosed()) {
-      throw new AlreadyClosedException("Already closed: " + this);
-    }
+  private CachedIndexInput(String resourceDescription, CachedIndexInput parent, long sliceOffset, long length) {
+    super(resourceDescription, parent, sliceOffset, length);
+    this.file = parent.file;
+    this.reader = file.newReader();
   }
 
   /** EOFException unless {@code n} bytes at {@code pos} lie within this input; IAE if negative. */
   private void checkRead(long pos, long n) throws EOFException {
     if (pos < 0) {
-      ensureOpen();
-      throw new IllegalArgumentException("negative position " + pos + ": " + this);
+      checkOpenAndPosition(pos);
     }
     if (pos > length - n) {
       ensureOpen(); // closed wins over end of file
-      throw InputBounds.readPastEof(pos, n, this);
+      throw readPastEof(pos, n);
     }
   }
 
@@ -173,10 +157,7 @@ final class CachedIndexInput extends IndexInput implements RandomAccessInput {
   @Override
   public void readBytes(long pos, byte[] bytes, int offset, int len) throws IOException {
     if (len <= 0) {
-      ensureOpen(); // nothing to read: as PreadIndexInput, only the position is checked
-      if (pos < 0) {
-        throw new IllegalArgumentException("negative position " + pos + ": " + this);
-      }
+      checkOpenAndPosition(pos); // nothing to read: as PreadIndexInput, only the position is checked
       return;
     }
     checkRead(pos, len);
@@ -192,58 +173,21 @@ final class CachedIndexInput extends IndexInput implements RandomAccessInput {
 
   @Override
   public void seek(long pos) throws IOException {
-    ensureOpen();
-    InputBounds.checkSeek(pos, this);
+    checkSeek(pos);
     position = pos;
   }
 
-  @Override
-  public long length() {
-    return length;
-  }
-
-  // ---- prefetch ----
-
-  /**
-   * Starts loading the missing blocks of {@code [offset, offset + length)} on the cache's prefetch
-   * threads without waiting (see {@link CachedFile#prefetch}). A zero-length prefetch does nothing,
-   * and so does every prefetch when the directory had prefetch turned off as this input was opened.
-   *
-   * @throws IllegalArgumentException if the range is not within this input
-   * @throws AlreadyClosedException if the input is closed
-   */
-  @Override
-  public void prefetch(long offset, long length) throws IOException {
-    ensureOpen();
-    InputBounds.checkRange("prefetch", offset, length, this);
-    if (prefetch && length > 0) {
-      file.prefetch(sliceOffset + offset, length);
-    }
-  }
-
-  // ---- clones, slices, close ----
+  // ---- clones and slices (close, prefetch: see SourceIndexInput) ----
 
   @Override
   public CachedIndexInput clone() {
-    ensureOpen();
     CachedIndexInput clone = (CachedIndexInput) super.clone();
-    clone.isClone = true;
     clone.reader = file.newReader();
     return clone;
   }
 
   @Override
-  public IndexInput slice(String sliceDescription, long offset, long length) {
-    ensureOpen();
-    InputBounds.checkRange("slice() " + sliceDescription, offset, length, this);
-    return new CachedIndexInput(
-        getFullSliceDescription(sliceDescription), file, sliceOffset + offset, length, true, prefetch);
-  }
-
-  @Override
-  public void close() throws IOException {
-    if (!isClone) {
-      file.close();
-    }
+  CachedIndexInput newSlice(String resourceDescription, long sliceOffset, long length) {
+    return new CachedIndexInput(resourceDescription, this, sliceOffset, length);
   }
 }

@@ -2,13 +2,11 @@ package dev.pread.store;
 
 import dev.pread.cache.BlockCache;
 import dev.pread.cache.BlockCacheStats;
-import dev.pread.cache.CachedFile;
 import dev.pread.nativeio.NativeAccess;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.lucene.store.FSDirectory;
 import org.apache.lucene.store.FSLockFactory;
 import org.apache.lucene.store.IOContext;
@@ -17,7 +15,6 @@ import org.apache.lucene.store.LockFactory;
 import org.apache.lucene.store.NIOFSDirectory;
 import org.apache.lucene.store.ReadOnceHint;
 import org.apache.lucene.util.IOUtils;
-import org.apache.lucene.util.Unwrappable;
 
 /**
  * An {@link FSDirectory} that reads files with {@code O_DIRECT} into a {@link BlockCache} of fixed
@@ -57,13 +54,9 @@ public class CachedPreadDirectory extends FSDirectory {
    */
   public static final String CACHE_BYTES_PROPERTY = "dev.pread.cache.bytes";
 
-  private static final System.Logger LOG = System.getLogger(CachedPreadDirectory.class.getName());
-  private static final AtomicBoolean FALLBACK_LOGGED = new AtomicBoolean();
-
   private final BlockCache cache;
   private final boolean ownsCache;
-  private final NIOFSDirectory fallback;
-  private volatile boolean prefetch = true;
+  private final DirectoryInputs inputs;
 
   /** A directory at {@code path} with {@link FSLockFactory#getDefault()} and a cache of its own. */
   public CachedPreadDirectory(Path path) throws IOException {
@@ -87,16 +80,17 @@ public class CachedPreadDirectory extends FSDirectory {
   private CachedPreadDirectory(Path path, LockFactory lockFactory, BlockCache shared, boolean own)
       throws IOException {
     super(path, lockFactory);
-    Optional<String> reason = NativeAccess.unavailableReason();
-    if (reason.isPresent() && own) {
-      if (FALLBACK_LOGGED.compareAndSet(false, true)) {
-        LOG.log(
-            System.Logger.Level.WARNING,
+    // A shared cache was built with native access; only a directory's own cache can fall back.
+    Optional<String> reason = own ? NativeAccess.unavailableReason() : Optional.empty();
+    this.inputs =
+        new DirectoryInputs(
+            CachedPreadDirectory.class,
+            path,
+            lockFactory,
+            reason,
             "CachedPreadDirectory: native access is off ({0}); reading through FileChannel like"
-                + " NIOFSDirectory, with no block cache",
-            reason.get());
-      }
-      this.fallback = new NIOFSDirectory(path, lockFactory);
+                + " NIOFSDirectory, with no block cache");
+    if (!inputs.isNative()) {
       this.cache = null;
       this.ownsCache = false;
       return;
@@ -104,7 +98,6 @@ public class CachedPreadDirectory extends FSDirectory {
     if (shared != null && shared.isClosed()) {
       throw new org.apache.lucene.store.AlreadyClosedException("block cache is closed: " + shared);
     }
-    this.fallback = null;
     this.ownsCache = own;
     this.cache = own ? BlockCache.builder(ownCacheBytes()).name("dir:" + path.getFileName()).build() : shared;
   }
@@ -146,12 +139,12 @@ public class CachedPreadDirectory extends FSDirectory {
    * Inputs already open keep the setting they were opened with.
    */
   public void setPrefetch(boolean enabled) {
-    this.prefetch = enabled;
+    inputs.setPrefetch(enabled);
   }
 
   /** True when inputs opened from now on act on prefetch. */
   public boolean isPrefetch() {
-    return prefetch;
+    return inputs.isPrefetch();
   }
 
   /** False for merges and read-once inputs, which read misses around the cache. */
@@ -163,24 +156,22 @@ public class CachedPreadDirectory extends FSDirectory {
   public IndexInput openInput(String name, IOContext context) throws IOException {
     ensureOpen();
     ensureCanRead(name);
-    if (fallback != null) {
-      return fallback.openInput(name, context);
-    }
-    Path path = getDirectory().resolve(name);
     boolean inserts = inserts(context);
-    CachedFile file = cache.open(Unwrappable.unwrapAll(path), inserts);
-    if (inserts) {
-      return new CachedIndexInput("CachedPreadIndexInput(path=\"" + path + "\")", file, prefetch);
-    }
-    return new PreadIndexInput(
-        "CachedPreadIndexInput(path=\"" + path + "\")",
-        new BlockCacheSource(file),
-        PreadDirectory.DEFAULT_BUFFER_SIZE,
-        prefetch);
+    return inputs.open(
+        getDirectory(),
+        name,
+        context,
+        "CachedPreadIndexInput",
+        real -> cache.open(real, inserts),
+        (file, description, prefetch) ->
+            inserts
+                ? new CachedIndexInput(description, file, prefetch)
+                : new PreadIndexInput(
+                    description, new BlockCacheSource(file), PreadDirectory.DEFAULT_BUFFER_SIZE, prefetch));
   }
 
   @Override
   public synchronized void close() throws IOException {
-    IOUtils.close(fallback, ownsCache ? cache : null, super::close);
+    IOUtils.close(inputs, ownsCache ? cache : null, super::close);
   }
 }

@@ -19,7 +19,6 @@ import org.apache.lucene.store.NIOFSDirectory;
 import org.apache.lucene.store.ReadAdvice;
 import org.apache.lucene.store.ReadOnceHint;
 import org.apache.lucene.util.IOUtils;
-import org.apache.lucene.util.Unwrappable;
 
 /**
  * An {@link FSDirectory} that reads files with positional {@code pread(2)} through the Java FFM
@@ -71,7 +70,6 @@ public class PreadDirectory extends FSDirectory {
   public static final int MIN_BUFFER_SIZE = 64;
 
   private static final System.Logger LOG = System.getLogger(PreadDirectory.class.getName());
-  private static final AtomicBoolean FALLBACK_LOGGED = new AtomicBoolean();
   private static final AtomicBoolean ADVICE_FAILURE_LOGGED = new AtomicBoolean();
 
   /**
@@ -112,11 +110,8 @@ public class PreadDirectory extends FSDirectory {
   private volatile BiFunction<String, IOContext, Optional<ReadAdvice>> readAdvice =
       ADVISE_BY_CONTEXT;
 
-  private volatile boolean prefetch = true;
-
   private final int bufferSize;
-  /** Non-null when this instance reads through NIOFSDirectory's inputs. */
-  private final NIOFSDirectory fallback;
+  private final DirectoryInputs inputs;
 
   /** Creates a directory at {@code path} with {@link FSLockFactory#getDefault()}. */
   public PreadDirectory(Path path) throws IOException {
@@ -150,23 +145,18 @@ public class PreadDirectory extends FSDirectory {
         forceFallback
             ? Optional.of("the fallback was forced for this directory")
             : NativeAccess.unavailableReason();
-    if (reason.isPresent()) {
-      if (FALLBACK_LOGGED.compareAndSet(false, true)) {
-        LOG.log(
-            System.Logger.Level.WARNING,
-            "PreadDirectory: native pread is off ({0}); reading through FileChannel like"
-                + " NIOFSDirectory",
-            reason.get());
-      }
-      this.fallback = new NIOFSDirectory(path, lockFactory);
-    } else {
-      this.fallback = null;
-    }
+    this.inputs =
+        new DirectoryInputs(
+            PreadDirectory.class,
+            path,
+            lockFactory,
+            reason,
+            "PreadDirectory: native pread is off ({0}); reading through FileChannel like NIOFSDirectory");
   }
 
   /** True when inputs read with native {@code pread}; false when they are NIOFSDirectory's. */
   public boolean isNativePread() {
-    return fallback == null;
+    return inputs.isNative();
   }
 
   /** Why the native path is off in this JVM, or empty when it is available. */
@@ -199,12 +189,12 @@ public class PreadDirectory extends FSDirectory {
    * is NIOFSDirectory's no-op.
    */
   public void setPrefetch(boolean enabled) {
-    this.prefetch = enabled;
+    inputs.setPrefetch(enabled);
   }
 
   /** True when inputs opened from now on act on prefetch; see {@link #setPrefetch}. */
   public boolean isPrefetch() {
-    return prefetch;
+    return inputs.isPrefetch();
   }
 
   /** The buffer size of inputs opened with a default context. */
@@ -224,19 +214,17 @@ public class PreadDirectory extends FSDirectory {
   public IndexInput openInput(String name, IOContext context) throws IOException {
     ensureOpen();
     ensureCanRead(name);
-    if (fallback != null) {
-      return fallback.openInput(name, context);
-    }
-    Path path = getDirectory().resolve(name);
-    // Lucene's test file systems wrap the default one; the kernel needs the real path.
-    Path real = Unwrappable.unwrapAll(path);
-    NativeFile file = NativeFile.open(real);
-    readAdvice.apply(name, context).ifPresent(advice -> advise(file, advice));
-    return new PreadIndexInput(
-        "PreadIndexInput(path=\"" + path + "\")",
-        new PageCacheSource(file),
-        bufferSize(context),
-        prefetch);
+    // The user's advice function may throw anything: the file is closed then.
+    return inputs.open(
+        getDirectory(),
+        name,
+        context,
+        "PreadIndexInput",
+        NativeFile::open,
+        (file, description, prefetch) -> {
+          readAdvice.apply(name, context).ifPresent(advice -> advise(file, advice));
+          return new PreadIndexInput(description, new PageCacheSource(file), bufferSize(context), prefetch);
+        });
   }
 
   private static void advise(NativeFile file, ReadAdvice advice) {
@@ -260,6 +248,6 @@ public class PreadDirectory extends FSDirectory {
 
   @Override
   public synchronized void close() throws IOException {
-    IOUtils.close(fallback, super::close);
+    IOUtils.close(inputs, super::close);
   }
 }

@@ -1,6 +1,5 @@
 package dev.pread.store;
 
-import dev.pread.nativeio.ClosedFileException;
 import dev.pread.nativeio.NativeFile;
 import java.io.EOFException;
 import java.io.IOException;
@@ -41,22 +40,14 @@ import org.apache.lucene.util.BitUtil;
  * seek, clone or slice of any of them throws {@link AlreadyClosedException}, even when the bytes
  * are in its buffer. Closing a clone or slice does nothing; closing twice does nothing.
  */
-final class PreadIndexInput extends IndexInput implements RandomAccessInput {
+final class PreadIndexInput extends SourceIndexInput {
   /** Size of the first refill after a jump. */
   static final int MIN_REFILL = 1024;
 
   /** Smallest first refill after a jump: {@link InputSource#minRefill()}, at most the buffer size. */
   private final int minRefill;
 
-  private final InputSource file;
-  /** Absolute file offset of this input's position 0. */
-  private final long sliceOffset;
-
-  private final long length;
   private final int bufferSize;
-  /** False when the directory had prefetch turned off when this input was opened. */
-  private final boolean prefetch;
-  private boolean isClone;
 
   /** Allocated on first buffered read and grown with the refill size; each clone has its own. */
   private byte[] buffer;
@@ -76,25 +67,16 @@ final class PreadIndexInput extends IndexInput implements RandomAccessInput {
   }
 
   PreadIndexInput(String resourceDescription, InputSource file, int bufferSize, boolean prefetch) {
-    this(resourceDescription, file, 0L, file.size(), bufferSize, false, prefetch);
+    super(resourceDescription, file, prefetch);
+    this.bufferSize = bufferSize;
+    this.minRefill = Math.min(file.minRefill(), bufferSize);
+    this.refillSize = minRefill;
   }
 
-  private PreadIndexInput(
-      String resourceDescription,
-      InputSource file,
-      long sliceOffset,
-      long length,
-      int bufferSize,
-      boolean isClone,
-      boolean prefetch) {
-    super(resourceDescription);
-    this.prefetch = prefetch;
-    this.file = file;
-    this.sliceOffset = sliceOffset;
-    this.length = length;
-    this.bufferSize = bufferSize;
-    this.isClone = isClone;
-    this.minRefill = Math.min(file.minRefill(), bufferSize);
+  private PreadIndexInput(String resourceDescription, PreadIndexInput parent, long sliceOffset, long length) {
+    super(resourceDescription, parent, sliceOffset, length);
+    this.bufferSize = parent.bufferSize;
+    this.minRefill = parent.minRefill;
     this.refillSize = minRefill;
   }
 
@@ -105,12 +87,6 @@ final class PreadIndexInput extends IndexInput implements RandomAccessInput {
   /** For tests: the size of the last physical refill (or direct read decision). */
   int refillSize() {
     return refillSize;
-  }
-
-  private void ensureOpen() {
-    if (file.isClosed()) {
-      throw new AlreadyClosedException("Already closed: " + this);
-    }
   }
 
   private int available() {
@@ -223,7 +199,7 @@ final class PreadIndexInput extends IndexInput implements RandomAccessInput {
     if (len >= refill) {
       // The refill would read no more than asked: read straight into the caller's array.
       if (len > length - position) {
-        throw eof(position, len);
+        throw readPastEof(position, len);
       }
       readAt(position, b, offset, len);
       refillSize = refill;
@@ -248,7 +224,7 @@ final class PreadIndexInput extends IndexInput implements RandomAccessInput {
     ensureOpen();
     long remaining = length - position;
     if (remaining < needed) {
-      throw eof(position, needed);
+      throw readPastEof(position, needed);
     }
     refillSize = refillSizeAt(position);
     int n = (int) Math.min(Math.max(refillSize, needed), remaining);
@@ -282,7 +258,7 @@ final class PreadIndexInput extends IndexInput implements RandomAccessInput {
   /** Reads at least {@code min}, at most {@code max} bytes; returns how many. */
   private int readAt(long position, byte[] dst, int offset, int min, int max) throws IOException {
     try {
-      return file.readAtLeast(sliceOffset + position, dst, offset, min, max);
+      return source.readAtLeast(sliceOffset + position, dst, offset, min, max);
     } catch (IllegalStateException e) {
       throw closed(e);
     } catch (EOFException e) {
@@ -292,20 +268,6 @@ final class PreadIndexInput extends IndexInput implements RandomAccessInput {
     }
   }
 
-  /** A source that is closed throws ClosedFileException or AlreadyClosedException. */
-  private AlreadyClosedException closed(IllegalStateException e) {
-    if (e instanceof AlreadyClosedException ace) {
-      return ace;
-    }
-    if (e instanceof ClosedFileException) {
-      return new AlreadyClosedException("Already closed: " + this, e);
-    }
-    throw e;
-  }
-
-  private EOFException eof(long position, long len) {
-    return InputBounds.readPastEof(position, len, this);
-  }
 
   // ---- positioning ----
 
@@ -316,8 +278,7 @@ final class PreadIndexInput extends IndexInput implements RandomAccessInput {
 
   @Override
   public void seek(long pos) throws IOException {
-    ensureOpen();
-    InputBounds.checkSeek(pos, this);
+    checkSeek(pos);
     if (pos >= bufferStart && pos < bufferStart + bufferLength) {
       bufferPosition = (int) (pos - bufferStart);
     } else {
@@ -325,11 +286,6 @@ final class PreadIndexInput extends IndexInput implements RandomAccessInput {
       bufferLength = 0;
       bufferPosition = 0;
     }
-  }
-
-  @Override
-  public long length() {
-    return length;
   }
 
   // ---- RandomAccessInput ----
@@ -344,10 +300,7 @@ final class PreadIndexInput extends IndexInput implements RandomAccessInput {
       ensureOpen();
       return (int) index;
     }
-    ensureOpen();
-    if (pos < 0) {
-      throw new IllegalArgumentException("negative position " + pos + ": " + this);
-    }
+    checkOpenAndPosition(pos);
     fillAt(pos, n);
     return 0;
   }
@@ -379,57 +332,24 @@ final class PreadIndexInput extends IndexInput implements RandomAccessInput {
   @Override
   public void readBytes(long pos, byte[] bytes, int offset, int len) throws IOException {
     if (len > bufferSize) {
-      ensureOpen();
-      if (pos < 0) {
-        throw new IllegalArgumentException("negative position " + pos + ": " + this);
-      }
+      checkOpenAndPosition(pos);
       if (len > length - pos) {
-        throw eof(pos, len);
+        throw readPastEof(pos, len);
       }
       readAt(pos, bytes, offset, len);
     } else if (len > 0) {
       int index = indexOf(pos, len);
       System.arraycopy(buffer, index, bytes, offset, len);
     } else {
-      ensureOpen();
-      if (pos < 0) {
-        throw new IllegalArgumentException("negative position " + pos + ": " + this);
-      }
+      checkOpenAndPosition(pos);
     }
   }
 
-  // ---- prefetch ----
-
-  /**
-   * Starts loading {@code [offset, offset + length)} without waiting (see {@link InputSource#prefetch}). A
-   * zero-length prefetch does nothing, and so does every prefetch when the directory had prefetch
-   * turned off ({@link PreadDirectory#setPrefetch}) as this input was opened.
-   *
-   * @throws IllegalArgumentException if the range is not within this input
-   * @throws AlreadyClosedException if the input is closed
-   */
-  @Override
-  public void prefetch(long offset, long length) throws IOException {
-    ensureOpen();
-    InputBounds.checkRange("prefetch", offset, length, this);
-    if (!prefetch || length == 0) {
-      return;
-    }
-    try {
-      file.prefetch(sliceOffset + offset, length);
-    } catch (IllegalStateException e) {
-      throw closed(e);
-    }
-  }
-
-
-  // ---- clones, slices, close ----
+  // ---- clones and slices (close, prefetch: see SourceIndexInput) ----
 
   @Override
   public PreadIndexInput clone() {
-    ensureOpen();
     PreadIndexInput clone = (PreadIndexInput) super.clone();
-    clone.isClone = true;
     clone.buffer = null;
     clone.refillSize = minRefill;
     clone.nextSequential = -1;
@@ -440,23 +360,7 @@ final class PreadIndexInput extends IndexInput implements RandomAccessInput {
   }
 
   @Override
-  public IndexInput slice(String sliceDescription, long offset, long length) {
-    ensureOpen();
-    InputBounds.checkRange("slice() " + sliceDescription, offset, length, this);
-    return new PreadIndexInput(
-        getFullSliceDescription(sliceDescription),
-        file,
-        sliceOffset + offset,
-        length,
-        bufferSize,
-        true,
-        prefetch);
-  }
-
-  @Override
-  public void close() throws IOException {
-    if (!isClone) {
-      file.close();
-    }
+  PreadIndexInput newSlice(String resourceDescription, long sliceOffset, long length) {
+    return new PreadIndexInput(resourceDescription, this, sliceOffset, length);
   }
 }

@@ -11,6 +11,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import org.apache.lucene.tests.util.LuceneTestCase;
+import org.apache.lucene.tests.util.TestUtil;
 import org.apache.lucene.util.Unwrappable;
 
 /** The native layer on its own: errors, EOF, close, and the buffer pool's accounting. */
@@ -193,6 +194,115 @@ public class TestNativeFile extends LuceneTestCase {
       assertEquals(Errno.EINVAL, e.errno());
       assertTrue(e.getMessage(), e.getMessage().contains(p.toString()));
       assertTrue(e.getMessage(), e.getMessage().contains("EINVAL"));
+    }
+  }
+
+  private static NativeFile openDirectOrSkip(Path p) throws IOException {
+    try {
+      return NativeFile.openDirect(p);
+    } catch (NativeIOException e) {
+      assumeTrue("file system refuses O_DIRECT: " + e.getMessage(), e.errno() != Errno.EINVAL);
+      throw e;
+    }
+  }
+
+  private static MemorySegment[] blocks(Arena arena, int count) {
+    MemorySegment[] blocks = new MemorySegment[count];
+    for (int i = 0; i < count; i++) {
+      blocks[i] = arena.allocate(4096, 4096);
+    }
+    return blocks;
+  }
+
+  /** Asserts that {@code segs}, read as one buffer, start with {@code content[from..from+length)}. */
+  private static void assertRead(byte[] content, int from, int length, MemorySegment... segs) {
+    int i = 0;
+    for (MemorySegment seg : segs) {
+      for (long j = 0; j < seg.byteSize() && i < length; j++, i++) {
+        assertEquals("byte " + (from + i), content[from + i], seg.get(java.lang.foreign.ValueLayout.JAVA_BYTE, j));
+      }
+    }
+    assertEquals(length, i);
+  }
+
+  /**
+   * The last, partial block of an O_DIRECT file reads without any read at the unaligned end of
+   * file, which kernels using the generic direct-I/O path refuse with EINVAL (simulated here): the
+   * short read that ends at the file's size is end of file.
+   */
+  public void testDirectReadOfTheTailBlockIssuesNoUnalignedRead() throws IOException {
+    int tail = TestUtil.nextInt(random(), 1, 4095);
+    byte[] content = new byte[3 * 4096 + tail];
+    random().nextBytes(content);
+    Path dir = realTempDir();
+    Path p = writeFile(dir, "tail", content);
+    try (FaultInjection faults = FaultInjection.install(dir).failUnalignedDirectReads(4096);
+        NativeFile f = openDirectOrSkip(p);
+        Arena arena = Arena.ofConfined()) {
+      MemorySegment[] blocks = blocks(arena, 4);
+      assertEquals(tail, f.readInto(3 * 4096, blocks, 1));
+      assertRead(content, 3 * 4096, tail, blocks[0]);
+      // the last two blocks and two more beyond the end, in one vector
+      assertEquals(4096 + tail, f.readInto(2 * 4096, blocks, 4));
+      assertRead(content, 2 * 4096, 4096 + tail, blocks);
+      assertEquals(content.length, f.readInto(0, blocks, 4));
+      assertRead(content, 0, content.length, blocks);
+      // the pread paths: what exists is returned; an exact read is EOF, naming path and offset
+      byte[] b = new byte[8192];
+      assertEquals(tail, f.readAtLeast(3 * 4096, b, 0, 1, 4096));
+      assertRead(content, 3 * 4096, tail, MemorySegment.ofArray(b).asSlice(0, tail));
+      assertEquals(4096 + tail, f.readAtLeast(2 * 4096, b, 0, 4096, 8192));
+      EOFException e = expectThrows(EOFException.class, () -> f.read(3 * 4096, blocks[0]));
+      assertTrue(e.getMessage(), e.getMessage().contains(p.toString()));
+      assertTrue(e.getMessage(), e.getMessage().contains("offset " + content.length));
+      assertEquals(faults.summary(), 0, faults.injected(FaultInjection.Call.PREAD, FaultInjection.Kind.EINVAL));
+      assertTrue(faults.directReads() > 0);
+      // the rule itself: an unaligned read is refused
+      NativeIOException einval = expectThrows(NativeIOException.class, () -> f.read(512, blocks[0]));
+      assertEquals(Errno.EINVAL, einval.errno());
+      assertEquals(1, faults.injected(FaultInjection.Call.PREAD, FaultInjection.Kind.EINVAL));
+    }
+  }
+
+  /**
+   * A short O_DIRECT read before the size the file had at open continues only at an aligned
+   * offset: at an unaligned one the file has shrunk, and its end is end of file.
+   */
+  public void testDirectShortReadsContinueOnlyAligned() throws IOException {
+    byte[] content = new byte[4 * 4096 + 100];
+    random().nextBytes(content);
+    Path dir = realTempDir();
+    Path p = writeFile(dir, "short", content);
+    try (FaultInjection faults = FaultInjection.install(dir).failUnalignedDirectReads(4096);
+        NativeFile f = openDirectOrSkip(p);
+        Arena arena = Arena.ofConfined()) {
+      MemorySegment[] blocks = blocks(arena, 4);
+      // short reads the kernel might return mid-file: the rest is read
+      faults.failNext(FaultInjection.Call.PREAD, FaultInjection.Kind.SHORT_READ, 1);
+      assertEquals(4 * 4096, f.readInto(0, blocks, 4));
+      assertRead(content, 0, 4 * 4096, blocks);
+      faults.failNext(FaultInjection.Call.PREAD, FaultInjection.Kind.SHORT_READ, 1);
+      f.read(4096, blocks[1]);
+      assertRead(content, 4096, 4096, blocks[1]);
+      assertEquals(2, faults.injected(FaultInjection.Call.PREAD, FaultInjection.Kind.SHORT_READ));
+
+      try (FileChannel ch = FileChannel.open(p, StandardOpenOption.WRITE)) {
+        ch.truncate(2 * 4096); // shrunk to a block boundary: the next read there finds EOF
+      }
+      assertEquals(2 * 4096, f.readInto(0, blocks, 4));
+      assertRead(content, 0, 2 * 4096, blocks);
+
+      try (FileChannel ch = FileChannel.open(p, StandardOpenOption.WRITE)) {
+        ch.truncate(4096 + 100); // shrunk within a block: its end is end of file
+      }
+      assertEquals(4096 + 100, f.readInto(0, blocks, 4));
+      assertRead(content, 0, 4096 + 100, blocks);
+      byte[] b = new byte[8192];
+      assertEquals(4096 + 100, f.readAtLeast(0, b, 0, 1, 8192));
+      EOFException e = expectThrows(EOFException.class, () -> f.readAtLeast(0, b, 0, 8192, 8192));
+      assertTrue(e.getMessage(), e.getMessage().contains(p.toString()));
+      assertTrue(e.getMessage(), e.getMessage().contains("offset " + (4096 + 100)));
+      assertEquals(faults.summary(), 0, faults.injected(FaultInjection.Call.PREAD, FaultInjection.Kind.EINVAL));
     }
   }
 

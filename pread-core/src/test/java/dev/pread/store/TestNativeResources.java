@@ -8,6 +8,7 @@ import java.util.stream.Stream;
 import org.apache.lucene.store.IOContext;
 import org.apache.lucene.store.IndexInput;
 import org.apache.lucene.tests.util.LuceneTestCase;
+import org.apache.lucene.tests.util.TestUtil;
 import org.apache.lucene.util.Unwrappable;
 
 /** Opening and closing many inputs returns every descriptor and every native buffer. */
@@ -52,6 +53,43 @@ public class TestNativeResources extends LuceneTestCase {
               + " native buffers %d -> %d (%d bytes, pool of %d slots)%n",
           inputs, openDescriptorsUnder(realRoot), buffersBefore, NativeBuffers.liveBuffers(),
           NativeBuffers.liveBytes(), NativeBuffers.slotCount());
+    }
+  }
+
+  /** A read-advice function that throws (an exception or an error) leaves no descriptor open. */
+  public void testThrowingReadAdviceClosesTheFile() throws IOException {
+    assumeTrue("needs /proc/self/fd to count descriptors", OpenDescriptors.available());
+    Path root = createTempDir();
+    Path realRoot = Unwrappable.unwrapAll(root).toAbsolutePath();
+    try (PreadDirectory dir = new PreadDirectory(root)) {
+      TestContent.write(dir, "f", 7, 1000);
+      try (IndexInput in = dir.openInput("f", IOContext.DEFAULT)) {
+        assertEquals(TestContent.word(7, 0), in.readLong());
+        assertEquals("the open input's descriptor", 1, OpenDescriptors.under(realRoot));
+      }
+      int calls = TestUtil.nextInt(random(), 1, 20);
+      for (int i = 0; i < calls; i++) {
+        boolean error = random().nextBoolean();
+        dir.setReadAdvice(
+            (name, context) -> {
+              if (error) {
+                throw new AssertionError("advice error");
+              }
+              throw new IllegalStateException("advice exception");
+            });
+        Throwable t =
+            error
+                ? expectThrows(AssertionError.class, () -> dir.openInput("f", IOContext.DEFAULT))
+                : expectThrows(IllegalStateException.class, () -> dir.openInput("f", IOContext.DEFAULT));
+        assertEquals(error ? "advice error" : "advice exception", t.getMessage());
+        assertEquals("descriptors left open after " + t, 0, OpenDescriptors.under(realRoot));
+      }
+      dir.setReadAdvice(PreadDirectory.ADVISE_BY_CONTEXT);
+      try (IndexInput in = dir.openInput("f", IOContext.DEFAULT)) {
+        in.seek(8);
+        assertEquals(TestContent.word(7, 1), in.readLong());
+      }
+      assertEquals(0, OpenDescriptors.under(realRoot));
     }
   }
 
