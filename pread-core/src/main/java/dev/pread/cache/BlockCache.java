@@ -252,7 +252,29 @@ public final class BlockCache implements Closeable {
    */
   public CachedFile open(Path path, boolean insert) throws IOException {
     ensureOpen();
-    NativeFile file = openFile(path);
+    return register(openFile(path, direct -> direct ? NativeFile.openDirect(path) : NativeFile.open(path)), insert);
+  }
+
+  /**
+   * Opens the file {@code source} has open for reading through this cache, even if its path was
+   * deleted or replaced since (see {@link NativeFile#reopen}); {@code source} stays the caller's.
+   *
+   * @param insert false to read misses around the cache
+   * @throws AlreadyClosedException if the cache is closed
+   * @throws dev.pread.nativeio.ClosedFileException if {@code source} is closed
+   */
+  public CachedFile open(NativeFile source, boolean insert) throws IOException {
+    ensureOpen();
+    return register(openFile(source.path(), source::reopen), insert);
+  }
+
+  /** How {@link #openFile} opens a file: with O_DIRECT (true) or buffered. */
+  private interface Opener {
+    NativeFile open(boolean direct) throws IOException;
+  }
+
+  /** Shares the blocks of {@code file} with the other opens of the same file, or starts them. */
+  private CachedFile register(NativeFile file, boolean insert) throws IOException {
     Object key = file.inode() < 0 ? new Object() : new FileKey(file.device(), file.inode(), file.size());
     CachedFile shared;
     try {
@@ -292,19 +314,19 @@ public final class BlockCache implements Closeable {
 
   private record FileKey(long device, long inode, long size) {}
 
-  private NativeFile openFile(Path path) throws IOException {
+  private NativeFile openFile(Path path, Opener opener) throws IOException {
     if (!directIO) {
-      return NativeFile.open(path);
+      return opener.open(false);
     }
     NativeFile file;
     try {
-      file = NativeFile.openDirect(path);
+      file = opener.open(true);
     } catch (NativeIOException e) {
       if (e.errno() != Errno.EINVAL) {
         throw e;
       }
       logBuffered(path, "the file system refuses O_DIRECT (EINVAL)");
-      return NativeFile.open(path);
+      return opener.open(false);
     }
     int offsetAlign = file.directOffsetAlignment();
     int memoryAlign = file.directMemoryAlignment();
@@ -317,7 +339,7 @@ public final class BlockCache implements Closeable {
               + " and memory to "
               + memoryAlign
               + " bytes, more than the cache's blocks give");
-      return NativeFile.open(path);
+      return opener.open(false);
     }
     return file;
   }

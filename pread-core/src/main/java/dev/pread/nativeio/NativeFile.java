@@ -79,6 +79,26 @@ public final class NativeFile implements Closeable {
     return open(path, true);
   }
 
+  /**
+   * Opens the file this one has open once more, with or without {@code O_DIRECT}, through {@code
+   * /proc/self/fd}: it reaches the same file after its path was deleted, renamed or replaced. The
+   * new file names this one's path in its messages and is closed independently.
+   *
+   * @throws ClosedFileException if this file is closed
+   * @throws IOException naming this file's path if the open fails (EINVAL for O_DIRECT on a file
+   *     system that refuses it)
+   */
+  public NativeFile reopen(boolean direct) throws IOException {
+    int cell = enter(); // this descriptor cannot be closed, and its number reused, meanwhile
+    try {
+      int flags = NativeIO.O_RDONLY | NativeIO.O_CLOEXEC | (direct ? NativeIO.O_DIRECT : 0);
+      int newFd = NativeIO.open(Path.of("/proc/self/fd/" + fd), flags, path);
+      return wrap(path, newFd, direct);
+    } finally {
+      guard.exit(cell);
+    }
+  }
+
   private static NativeFile open(Path path, boolean direct) throws IOException {
     NativeAccess.ensureAvailable();
     Objects.requireNonNull(path, "path");
@@ -88,7 +108,11 @@ public final class NativeFile implements Closeable {
     }
     Path absolute = path.toAbsolutePath();
     int flags = NativeIO.O_RDONLY | NativeIO.O_CLOEXEC | (direct ? NativeIO.O_DIRECT : 0);
-    int fd = NativeIO.open(absolute, flags);
+    return wrap(absolute, NativeIO.open(absolute, flags), direct);
+  }
+
+  /** A NativeFile over the open descriptor {@code fd} of {@code absolute}; closes it on failure. */
+  private static NativeFile wrap(Path absolute, int fd, boolean direct) throws IOException {
     boolean success = false;
     try {
       NativeIO.Stat stat = NativeIO.fstat(fd, absolute);

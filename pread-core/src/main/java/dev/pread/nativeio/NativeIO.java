@@ -289,18 +289,23 @@ final class NativeIO {
    *     NativeIOException} otherwise; each names the path and errno
    */
   static int open(Path path, int flags) throws IOException {
+    return open(path, flags, path);
+  }
+
+  /** As {@link #open(Path, int)}, naming {@code shownPath} in errors (and to fault injection). */
+  static int open(Path path, int flags, Path shownPath) throws IOException {
     try (Arena arena = Arena.ofConfined()) {
       MemorySegment capture = allocateCapture(arena);
       MemorySegment cPath = cString(arena, path);
       while (true) {
-        long fault = Faults.before(Faults.Call.OPEN, path, NO_OFFSET, 0);
+        long fault = Faults.before(Faults.Call.OPEN, shownPath, NO_OFFSET, 0);
         int fd = fault < 0 ? -1 : (int) OPEN.invokeExact(capture, cPath, flags);
         if (fd >= 0) {
           return fd;
         }
         int errno = fault < 0 ? (int) -fault : errno(capture);
         if (errno != Errno.EINTR) {
-          throw openFailure(path, errno);
+          throw openFailure(shownPath, errno);
         }
       }
     } catch (IOException | RuntimeException | Error e) {

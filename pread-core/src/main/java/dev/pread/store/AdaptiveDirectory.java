@@ -4,9 +4,7 @@ import dev.pread.cache.BlockCache;
 import dev.pread.cache.BlockCacheStats;
 import dev.pread.cache.ContainerMemory;
 import java.io.IOException;
-import java.nio.channels.FileChannel;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.lucene.store.FSDirectory;
 import org.apache.lucene.store.FSLockFactory;
@@ -42,10 +40,16 @@ import org.apache.lucene.util.Unwrappable;
  * <p><b>Memory.</b> The block cache is created at the first switch to it, and its memory, which the
  * kernel cannot reclaim, is freed when the last adaptive directory closes. Each open file is one
  * memory mapping ({@code vm.max_map_count}, 65530 by default, bounds the files a JVM can have open
- * through mappings, as for {@code MMapDirectory}).
+ * through mappings, as for {@code MMapDirectory}), and each open file that queries read holds a
+ * descriptor, as with {@link PreadDirectory}, so that the cache can read a file that was deleted
+ * while open.
  *
- * <p><b>Errors.</b> Reads after close throw {@code AlreadyClosedException}; a file truncated
- * under an open input gives an {@link IOException} naming the file, not a JVM crash. Without
+ * <p><b>Errors.</b> Reads after close throw {@code AlreadyClosedException}. A file truncated
+ * under an open input is noticed at the next look at memory (at most a second later, see below):
+ * from then on its reads throw an {@link IOException} naming the file and both sizes. A mapped read
+ * of a page past the new end before that look gets the same IOException where the JVM reports the
+ * bus error at the read, and may get the JVM's {@link InternalError} where compiled code reports it
+ * later, as with {@code MMapDirectory}; the process does not crash. Without
  * native access (see {@link PreadDirectory}) there is no block cache: inputs read mappings only,
  * after one warning.
  *
@@ -77,6 +81,11 @@ public class AdaptiveDirectory extends FSDirectory {
     return new AdaptiveRegime(mode, ContainerMemory.system(), cacheBytes);
   }
 
+  /** The regime this directory follows; for tests. */
+  AdaptiveRegime regime() {
+    return regime;
+  }
+
   /** True while inputs read through the block cache; false while they read memory mappings. */
   public boolean isReadingCache() {
     return regime.isCached();
@@ -100,12 +109,8 @@ public class AdaptiveDirectory extends FSDirectory {
     Path path = getDirectory().resolve(name);
     // Lucene's test file systems wrap the default one; the kernel needs the real path.
     Path real = Unwrappable.unwrapAll(path);
-    long size;
-    try (FileChannel channel = FileChannel.open(real, StandardOpenOption.READ)) {
-      size = channel.size();
-    }
     regime.maybeCheck();
-    AdaptiveFile file = AdaptiveFile.open(real, size, CachedPreadDirectory.inserts(context), regime);
+    AdaptiveFile file = AdaptiveFile.open(real, CachedPreadDirectory.inserts(context), regime);
     return new AdaptiveIndexInput("AdaptiveIndexInput(path=\"" + path + "\")", file, regime);
   }
 

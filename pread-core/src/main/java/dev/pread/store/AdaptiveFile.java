@@ -3,38 +3,71 @@ package dev.pread.store;
 import dev.pread.cache.BlockCache;
 import dev.pread.cache.CachedFile;
 import dev.pread.nativeio.MappedFiles;
+import dev.pread.nativeio.NativeFile;
 import dev.pread.nativeio.MappedFiles.MapAdvice;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import org.apache.lucene.store.AlreadyClosedException;
+import org.apache.lucene.util.IOUtils;
 
 /**
  * One opened file of an {@link AdaptiveDirectory}, shared by its input, clones and slices: the
  * file mapped read-only, and, once inputs read through the block cache, the file opened in it.
  *
- * <p>Close (by the input that opened it) unmaps the file and closes it in the cache. A clone
+ * <p>An input that may read the cache also holds a descriptor of the file, from which the cache
+ * opens it when first needed, so that a file Lucene deleted while it was open can still be read
+ * through the cache. Close (by the input that opened it) unmaps the file, closes it in the cache
+ * and closes the descriptor. A clone
  * reading at that moment gets {@link AlreadyClosedException}: the mapping's arena is shared, and
  * closing it makes racing accesses fail instead of touching unmapped memory.
  *
  * <p>Thread-safe.
  */
 final class AdaptiveFile {
+  /** {@link #readPath} values: read the mapping, read the block cache, or the file shrank. */
+  static final int MAPPED = 0, CACHE = 1, TRUNCATED = 2;
+
   final Path path;
   final long size;
   final MemorySegment map;
   /** False for merges and read-once inputs: they read the mapping and never fill the cache. */
   final boolean usesCache;
 
+  /**
+   * How inputs read this file now. Plain on purpose: every read of every input looks at it, and a
+   * reader that sees a switch late reads the same bytes the other way. Written under the regime's
+   * lock.
+   */
+  int readPath;
+
   private final AdaptiveRegime regime;
+  private final Object fileKey;
+  /**
+   * The file held open for the block cache, which may need it after the path was deleted (Lucene
+   * deletes files that readers still have open); null for inputs that never read the cache.
+   */
+  private final NativeFile handle;
   private final Arena arena;
   private volatile CachedFile cached;
   private volatile boolean closed;
 
-  private AdaptiveFile(Path path, long size, MemorySegment map, Arena arena, boolean usesCache, AdaptiveRegime regime) {
+  private AdaptiveFile(
+      Path path,
+      long size,
+      Object fileKey,
+      NativeFile handle,
+      MemorySegment map,
+      Arena arena,
+      boolean usesCache,
+      AdaptiveRegime regime) {
+    this.handle = handle;
     this.path = path;
     this.size = size;
+    this.fileKey = fileKey;
     this.map = map;
     this.arena = arena;
     this.usesCache = usesCache;
@@ -42,20 +75,29 @@ final class AdaptiveFile {
   }
 
   /** Maps {@code path} (the real path, for the kernel) and registers it with {@code regime}. */
-  static AdaptiveFile open(Path path, long size, boolean usesCache, AdaptiveRegime regime) throws IOException {
+  static AdaptiveFile open(Path path, boolean usesCache, AdaptiveRegime regime) throws IOException {
+    BasicFileAttributes attributes = Files.readAttributes(path, BasicFileAttributes.class);
+    long size = attributes.size();
     Arena arena = Arena.ofShared();
+    NativeFile handle = null;
     try {
+      handle = usesCache && regime.hasCache() ? NativeFile.open(path) : null;
       MemorySegment map = MappedFiles.map(path, size, arena);
-      AdaptiveFile f = new AdaptiveFile(path, size, map, arena, usesCache, regime);
+      AdaptiveFile f = new AdaptiveFile(path, size, attributes.fileKey(), handle, map, arena, usesCache, regime);
       MapAdvice advice = usesCache ? regime.mappingAdvice() : MapAdvice.NORMAL;
       if (advice != MapAdvice.NORMAL) {
         f.adviseMapping(advice);
       }
-      if (usesCache) {
-        regime.register(f);
-      }
+      regime.register(f);
       return f;
     } catch (Throwable t) {
+      try {
+        if (handle != null) {
+          handle.close();
+        }
+      } catch (IOException | RuntimeException suppressed) {
+        t.addSuppressed(suppressed);
+      }
       arena.close();
       throw t;
     }
@@ -73,12 +115,45 @@ final class AdaptiveFile {
     }
     if (cached == null) {
       BlockCache cache = regime.cache();
-      if (cache == null) {
+      if (cache == null || handle == null) {
         throw new IllegalStateException(path + ": no block cache without native access");
       }
-      cached = cache.open(path, true);
+      cached = cache.open(handle, true);
     }
     return cached;
+  }
+
+  /** Sets the read path for the regime's mode, unless the file shrank. Caller holds the regime's lock. */
+  void follow(boolean cache) {
+    if (readPath != TRUNCATED) {
+      readPath = cache && usesCache ? CACHE : MAPPED;
+    }
+  }
+
+  /**
+   * Marks the file {@link #TRUNCATED} if the file at its path is the one opened (same file key) and
+   * is now shorter than at open: from then on every read of it throws an IOException naming it,
+   * instead of touching mapped pages past its end, which the JVM reports as an {@link InternalError}.
+   * A file that was deleted or replaced keeps its mapping (Lucene deletes files that are still open).
+   */
+  void checkSize() {
+    try {
+      BasicFileAttributes now = Files.readAttributes(path, BasicFileAttributes.class);
+      if (now.size() < size && fileKey != null && fileKey.equals(now.fileKey())) {
+        readPath = TRUNCATED;
+      }
+    } catch (IOException e) {
+      // deleted: its pages stay readable through the mapping
+    }
+  }
+
+  /** Bytes in the file now, or -1 if that cannot be read; for error messages. */
+  long currentSize() {
+    try {
+      return Files.size(path);
+    } catch (IOException e) {
+      return -1;
+    }
   }
 
   void adviseMapping(MapAdvice advice) {
@@ -98,9 +173,7 @@ final class AdaptiveFile {
     closed = true;
     regime.unregister(this);
     try {
-      if (cached != null) {
-        cached.close();
-      }
+      IOUtils.close(cached, handle);
     } finally {
       arena.close();
     }

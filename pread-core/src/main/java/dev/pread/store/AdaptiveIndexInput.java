@@ -71,9 +71,22 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
     this.backoff = backoff;
   }
 
-  /** True while this input reads the mapping. */
-  private boolean mapped() {
-    return !file.usesCache || !regime.cached;
+  /**
+   * True while this input reads the mapping, false while it reads the block cache.
+   *
+   * @throws IOException naming the file if it was found shorter than at open
+   */
+  private boolean mapped() throws IOException {
+    int path = file.readPath;
+    if (path == AdaptiveFile.MAPPED) {
+      return true;
+    }
+    if (path == AdaptiveFile.CACHE) {
+      return false;
+    }
+    throw new IOException(
+        file.path + ": the file is shorter than when it was opened (" + file.currentSize() + " bytes now, " + file.size
+            + " at open): " + this);
   }
 
   private BlockReader reader() throws IOException {

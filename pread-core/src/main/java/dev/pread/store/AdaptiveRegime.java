@@ -31,9 +31,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * go back to mappings when the files fall below {@value #UNFIT_SHARE} of that memory; the gap
  * keeps them from switching back and forth. Every switch is logged with its figures.
  *
- * <p><b>When it looks.</b> At most once a second, on a thread that opens, clones or prefetches an
- * input: the check reads a few files under {@code /proc} and {@code /sys/fs/cgroup} and takes a
- * lock that other threads skip rather than wait for. No thread of its own.
+ * <p><b>When it looks.</b> At most once a second, on a thread that opens, clones, slices or
+ * prefetches an input: the check reads a few files under {@code /proc} and {@code /sys/fs/cgroup},
+ * looks at the size of every open file (one {@code stat} each; a file that shrank is marked so, see
+ * {@link AdaptiveFile#checkSize}), and takes a lock that other threads skip rather than wait for.
+ * No thread of its own.
  *
  * <p><b>Overrides</b> (system properties): {@value #MODE_PROPERTY} = {@code auto} (the default),
  * {@code mapped}, {@code cached}, or {@code alternate} (for tests: switch at every open, clone,
@@ -88,11 +90,8 @@ final class AdaptiveRegime {
   private final AtomicLong openBytes = new AtomicLong();
   private final Set<AdaptiveFile> files = ConcurrentHashMap.newKeySet();
 
-  /**
-   * True while inputs read through the cache. Plain on purpose: every read of every input looks at
-   * it, and a reader that sees a switch late reads the same bytes the other way.
-   */
-  boolean cached;
+  /** True while inputs read through the cache; each file's {@link AdaptiveFile#readPath} follows it. */
+  private volatile boolean cached;
 
   private volatile long nextCheck = System.nanoTime();
   /** The memory left for files at the last check; opens that pass it bring the next check forward. */
@@ -196,6 +195,11 @@ final class AdaptiveRegime {
     }
   }
 
+  /** True if this regime can ever read through a block cache (native access is on). */
+  boolean hasCache() {
+    return nativeAccess;
+  }
+
   /** True if inputs read through the block cache now. */
   boolean isCached() {
     return cached;
@@ -247,16 +251,25 @@ final class AdaptiveRegime {
     return cache;
   }
 
+  /** Adds an opened file: it follows this regime's read path from now on. */
   void register(AdaptiveFile file) {
-    files.add(file);
-    long open = openBytes.addAndGet(file.size);
-    if (!cached && open > lastBudget * FIT_SHARE) {
-      nextCheck = System.nanoTime(); // an index opening past the budget: look at the next read
+    lock.lock();
+    try {
+      files.add(file);
+      file.follow(cached);
+    } finally {
+      lock.unlock();
+    }
+    if (file.usesCache) {
+      long open = openBytes.addAndGet(file.size);
+      if (!cached && open > lastBudget * FIT_SHARE) {
+        nextCheck = System.nanoTime(); // an index opening past the budget: look at the next read
+      }
     }
   }
 
   void unregister(AdaptiveFile file) {
-    if (files.remove(file)) {
+    if (files.remove(file) && file.usesCache) {
       openBytes.addAndGet(-file.size);
     }
   }
@@ -268,25 +281,28 @@ final class AdaptiveRegime {
 
   /** Looks at memory if a second has passed since the last look (every time in ALTERNATE mode). */
   void maybeCheck() {
-    if (mode == Mode.MAPPED || mode == Mode.CACHED || !nativeAccess) {
-      return;
-    }
-    if (mode == Mode.AUTO && System.nanoTime() - nextCheck < 0) {
+    if (mode != Mode.ALTERNATE && System.nanoTime() - nextCheck < 0) {
       return;
     }
     check();
   }
 
-  /** Looks at memory now, unless another thread is looking (then returns at once). */
+  /**
+   * Looks at the open files' sizes and at memory now, unless another thread is looking (then
+   * returns at once).
+   */
   void check() {
-    if (mode == Mode.MAPPED || mode == Mode.CACHED || !nativeAccess) {
-      return;
-    }
     if (!lock.tryLock()) {
       return; // another thread is looking
     }
     try {
       nextCheck = System.nanoTime() + CHECK_INTERVAL_NANOS;
+      for (AdaptiveFile f : files) {
+        f.checkSize();
+      }
+      if (mode == Mode.MAPPED || mode == Mode.CACHED || !nativeAccess) {
+        return;
+      }
       if (mode == Mode.ALTERNATE) {
         if (cached || cacheLocked(MIN_CACHE_BYTES) != null) {
           switchTo(!cached, !cached);
@@ -374,6 +390,9 @@ final class AdaptiveRegime {
   /** Sets the read path and the mappings' advice. Caller holds the lock. */
   private void switchTo(boolean toCache, boolean random) {
     cached = toCache;
+    for (AdaptiveFile f : files) {
+      f.follow(toCache);
+    }
     if (random != randomAdvice) {
       randomAdvice = random;
       for (AdaptiveFile f : files) {

@@ -85,10 +85,7 @@ abstract class SourceIndexInput extends IndexInput implements RandomAccessInput 
 
   /** IllegalArgumentException unless {@code [offset, offset + length)} lies within this input. */
   final void checkRange(String what, long offset, long length) {
-    if ((length | offset) < 0 || length > this.length - offset) {
-      throw new IllegalArgumentException(
-          what + " out of bounds: offset=" + offset + ",length=" + length + ",fileLength=" + this.length + ": " + this);
-    }
+    InputBounds.checkRange(what, offset, length, this);
   }
 
   /**
@@ -96,16 +93,13 @@ abstract class SourceIndexInput extends IndexInput implements RandomAccessInput 
    * negative, EOFException if past the end (seeking to the end itself is allowed).
    */
   final void checkSeek(long pos) throws EOFException {
-    checkOpenAndPosition(pos);
-    if (pos > length) {
-      throw new EOFException("seek past EOF: pos=" + pos + " vs length=" + length + ": " + this);
-    }
+    ensureOpen();
+    InputBounds.checkSeek(pos, this);
   }
 
   /** The error for a read of {@code length} bytes at {@code position} past the end of this input. */
   final EOFException readPastEof(long position, long length) {
-    return new EOFException(
-        "read past EOF: position=" + position + " length=" + length + " fileLength=" + this.length + ": " + this);
+    return InputBounds.readPastEof(position, length, this);
   }
 
   @Override

@@ -39,6 +39,39 @@ public class TestNativeFile extends LuceneTestCase {
     assertTrue(e.getMessage(), e.getMessage().contains("No such file or directory"));
   }
 
+  public void testReopenReachesADeletedFileAndNamesItsPath() throws IOException {
+    Path p = realTempDir().resolve("f");
+    byte[] content = new byte[3 * 4096 + 100];
+    random().nextBytes(content);
+    Files.write(p, content);
+    NativeFile reopened;
+    boolean direct = random().nextBoolean();
+    try (NativeFile f = NativeFile.open(p)) {
+      Files.delete(p);
+      reopened = f.reopen(direct);
+    }
+    try (NativeFile r = reopened) {
+      assertEquals(p.toAbsolutePath(), r.path());
+      assertEquals(content.length, r.size());
+      byte[] got = new byte[4096];
+      r.read(4096, got, 0, 4096);
+      assertArrayEquals(java.util.Arrays.copyOfRange(content, 4096, 8192), got);
+      assertEquals(direct, r.isDirect());
+      long at = direct ? 3 * 4096 : content.length - 10; // direct reads must stay aligned
+      EOFException e = expectThrows(EOFException.class, () -> r.read(at, new byte[4096], 0, 4096));
+      assertTrue(e.getMessage(), e.getMessage().contains(p.toAbsolutePath().toString()));
+    }
+    NativeFile closed = NativeFile.open(writeOne());
+    closed.close();
+    expectThrows(ClosedFileException.class, () -> closed.reopen(false));
+  }
+
+  private Path writeOne() throws IOException {
+    Path p = realTempDir().resolve("one");
+    Files.write(p, new byte[10]);
+    return p;
+  }
+
   public void testPathOfAnotherFileSystemIsRejected() {
     Path wrapped = createTempDir().resolve("x");
     if (wrapped.getFileSystem() != java.nio.file.FileSystems.getDefault()) {

@@ -24,17 +24,52 @@ public class TestAdaptiveInputs extends LuceneTestCase {
     byte[] content = new byte[1 << 20];
     new Random(random().nextLong()).nextBytes(content);
     Files.write(dir.resolve("f"), content);
-    // Mapped reads only: a cached read goes through O_DIRECT reads, which see the short file.
     try (AdaptiveDirectory d =
-            new AdaptiveDirectory(dir, FSLockFactory.getDefault(), AdaptiveDirectory.regime(AdaptiveRegime.Mode.MAPPED, 0));
+            new AdaptiveDirectory(dir, FSLockFactory.getDefault(), AdaptiveDirectory.regime(mode(), 1 << 20));
         IndexInput in = d.openInput("f", IOContext.DEFAULT)) {
       try (FileChannel ch = FileChannel.open(dir.resolve("f"), StandardOpenOption.WRITE)) {
         ch.truncate(4096);
       }
+      d.regime().check(); // the next look at memory, which a second's wait or an open would bring
       in.seek(content.length - 100);
       IOException e = expectThrows(IOException.class, () -> in.readLong());
       assertTrue(e.getMessage(), e.getMessage().contains(dir.resolve("f").toString()));
-      assertEquals(content[10], ((org.apache.lucene.store.RandomAccessInput) in).readByte(10)); // the part that is left still reads
+      assertTrue(e.getMessage(), e.getMessage().contains("4096 bytes now, " + content.length + " at open"));
+      // every read of it, clones and slices too, and the part that is left as well
+      expectThrows(IOException.class, () -> ((org.apache.lucene.store.RandomAccessInput) in).readByte(10));
+      expectThrows(IOException.class, () -> in.clone().readBytes(new byte[10], 0, 10));
+      // a deleted file is not a truncated one: another input of a deleted file reads on
+      Files.write(dir.resolve("g"), content);
+      try (IndexInput g = d.openInput("g", IOContext.DEFAULT)) {
+        Files.delete(dir.resolve("g"));
+        d.regime().check();
+        g.seek(content.length - 8);
+        g.readLong();
+      }
+    }
+  }
+
+  public void testFileDeletedWhileOpenReadsThroughTheCache() throws IOException {
+    Path dir = createTempDir("index");
+    byte[] content = new byte[200_000];
+    new Random(random().nextLong()).nextBytes(content);
+    Files.write(dir.resolve("f"), content);
+    AdaptiveRegime regime = AdaptiveDirectory.regime(AdaptiveRegime.Mode.ALTERNATE, 1 << 20);
+    try (AdaptiveDirectory d = new AdaptiveDirectory(dir, FSLockFactory.getDefault(), regime);
+        IndexInput in = d.openInput("f", IOContext.DEFAULT)) {
+      Files.delete(dir.resolve("f")); // as Lucene deletes a merged-away segment's files
+      java.util.Set<Boolean> paths = new java.util.HashSet<>();
+      for (int i = 0; i < 4; i++) {
+        IndexInput c = in.clone(); // each clone switches the read path
+        paths.add(d.isReadingCache());
+        int pos = random().nextInt(content.length - 8);
+        c.seek(pos);
+        assertEquals(
+            (content[pos] & 0xFF) | (content[pos + 1] & 0xFF) << 8,
+            c.readShort() & 0xFFFF);
+      }
+      assertEquals("both read paths were taken", 2, paths.size());
+      assertTrue(d.cacheStats().misses() > 0);
     }
   }
 
