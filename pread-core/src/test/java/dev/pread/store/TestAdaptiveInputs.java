@@ -12,6 +12,7 @@ import org.apache.lucene.store.IOContext;
 import org.apache.lucene.store.IndexInput;
 import org.apache.lucene.store.MemorySegmentAccessInput;
 import org.apache.lucene.tests.util.LuceneTestCase;
+import org.apache.lucene.tests.util.TestUtil;
 
 /** What {@link AdaptiveDirectory}'s inputs promise beyond Lucene's suite, in each read path. */
 public class TestAdaptiveInputs extends LuceneTestCase {
@@ -70,6 +71,84 @@ public class TestAdaptiveInputs extends LuceneTestCase {
       }
       assertEquals("both read paths were taken", 2, paths.size());
       assertTrue(d.cacheStats().misses() > 0);
+    }
+  }
+
+  public void testReadersAcrossSwitchesReadTheRightBytes() throws Exception {
+    Path dir = createTempDir("index");
+    byte[][] contents = new byte[3][];
+    Random r = new Random(random().nextLong());
+    for (int f = 0; f < contents.length; f++) {
+      contents[f] = new byte[TestUtil.nextInt(random(), 1, 300_000)];
+      r.nextBytes(contents[f]);
+      Files.write(dir.resolve("f" + f), contents[f]);
+    }
+    // a cache of 2 to 6 blocks: constant eviction; every clone, slice and prefetch switches path
+    AdaptiveRegime regime =
+        AdaptiveDirectory.regime(AdaptiveRegime.Mode.ALTERNATE, TestUtil.nextInt(random(), 2, 6) * 16384L);
+    int threads = TestUtil.nextInt(random(), 2, 4);
+    long seed = random().nextLong();
+    try (AdaptiveDirectory d = new AdaptiveDirectory(dir, FSLockFactory.getDefault(), regime)) {
+      IndexInput[] inputs = new IndexInput[contents.length];
+      for (int f = 0; f < contents.length; f++) {
+        inputs[f] = d.openInput("f" + f, IOContext.DEFAULT);
+      }
+      java.util.concurrent.atomic.AtomicLong reads = new java.util.concurrent.atomic.AtomicLong();
+      java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(threads);
+      Thread[] ts = new Thread[threads];
+      Throwable[] failure = new Throwable[1];
+      for (int t = 0; t < threads; t++) {
+        Random tr = new Random(seed + t);
+        ts[t] = new Thread(() -> {
+          try {
+            start.await();
+            for (int i = 0; i < 2_000; i++) {
+              int f = tr.nextInt(contents.length);
+              byte[] c = contents[f];
+              IndexInput in = tr.nextBoolean() ? inputs[f].clone() : inputs[f].slice("s", 0, c.length);
+              int pos = tr.nextInt(c.length);
+              int len = Math.min(c.length - pos, tr.nextInt(40_000));
+              if (tr.nextInt(8) == 0) {
+                in.prefetch(pos, len);
+              }
+              in.seek(pos);
+              byte[] got = new byte[len];
+              if (len >= 8 && tr.nextBoolean()) {
+                long v = in.readLong();
+                long want = 0;
+                for (int k = 7; k >= 0; k--) {
+                  want = (want << 8) | (c[pos + k] & 0xFF);
+                }
+                assertEquals(want, v);
+              } else {
+                in.readBytes(got, 0, len);
+                for (int k = 0; k < len; k++) {
+                  if (got[k] != c[pos + k]) {
+                    throw new AssertionError("file f" + f + " byte " + (pos + k));
+                  }
+                }
+              }
+              reads.incrementAndGet();
+            }
+          } catch (Throwable e) {
+            synchronized (failure) {
+              failure[0] = e;
+            }
+          }
+        });
+        ts[t].start();
+      }
+      for (Thread t : ts) {
+        t.join();
+      }
+      if (failure[0] != null) {
+        throw new AssertionError(failure[0]);
+      }
+      assertEquals(threads * 2_000L, reads.get());
+      assertTrue("the cache was read and evicted", d.cacheStats().evictions() > 0);
+      for (IndexInput in : inputs) {
+        in.close();
+      }
     }
   }
 
