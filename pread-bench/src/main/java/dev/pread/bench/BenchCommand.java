@@ -51,18 +51,30 @@ import picocli.CommandLine.Option;
       "          - cold, batched: prefetch B distinct blocks, then read them,",
       "            after dropping the page cache; a fresh cache per cell",
       "            (--cache-cold-budget).",
+      "Lucene regimes (--regimes): warm, cold, pressure (a memory cgroup, a",
+      "quarter of the index for page cache) and changing (the index fits, then a",
+      "second process in the same cgroup takes memory until a quarter of it",
+      "does; QPS and p99 per second, stalls; with --full or when named).",
+      "The report opens with a legend (class, configuration and JVM flags of",
+      "each name) and the headline: dir-adaptive, dir-pread and dir-cached",
+      "against the best of dir-mmap, dir-mmap-random and dir-niofs per regime",
+      "and thread count. dir-adaptive is AdaptiveDirectory with no",
+      "configuration: it sizes itself from the cgroup.",
       "dir-cached is CachedPreadDirectory: O_DIRECT into a block cache of its",
       "own (--cache-block-size). Warm, its cache holds the file or index; under",
-      "pressure it gets half the cgroup limit (raw), or half the page-cache",
-      "budget the other Directories get (Lucene).",
+      "pressure it gets half the cgroup limit (raw), or (Lucene) the page-cache",
+      "budget the other Directories get minus a slack its worker measures: the",
+      "JVM's own file pages plus the growth of its other memory during a short",
+      "query run (--cache-pressure-share overrides).",
       "Block-size sweep: ./pread cli cache-block-sizes --help"
     })
 final class BenchCommand implements Callable<Integer> {
   @Option(names = "--full", description = "Run the whole matrix (3 GiB index, 30 s cold, 4 GiB file, 1/2/4/8 threads, every prefetch distance and batch size, 8 KiB batches, more rounds).")
   boolean full;
 
-  @Option(names = "--regimes", split = ",", description = "Any of warm, cold, pressure (default: all).")
-  List<String> regimes = List.of("warm", "cold", "pressure");
+  @Option(names = "--regimes", split = ",", description = "Any of warm, cold, pressure, changing (default: warm,"
+      + " cold, pressure; all four with --full). changing is Lucene only.")
+  List<String> regimes;
 
   @Option(names = "--dir", description = "Folder for the data file (default: ${DEFAULT-VALUE}).")
   Path dir = Path.of("bench-data");
@@ -104,10 +116,18 @@ final class BenchCommand implements Callable<Integer> {
       + " elsewhere on). Default: ${DEFAULT-VALUE}.")
   String cacheAdmission = "on";
 
-  @Option(names = "--cache-pressure-share", description = "dir-cached's cache under pressure in the Lucene"
-      + " comparison, as a share of the page-cache budget the other Directories get inside the same limit"
-      + " (default: ${DEFAULT-VALUE}, the issue's rule of half; 1.0 gives it equal memory).")
-  double cachePressureShare = 0.5;
+  @Option(names = "--cache-pressure-share", description = "Overrides the sizing of dir-cached's cache under a"
+      + " limit in the Lucene comparison: a share of the page-cache budget the other Directories get inside the"
+      + " same limit (1.0 gives it equal memory). Default: the budget minus a slack measured in its worker.")
+  Double cachePressureShare;
+
+  @Option(names = "--changing-seconds", description = "Changing memory: seconds of each measured phase (default:"
+      + " 5; 10 with --full).")
+  Double changingSeconds;
+
+  @Option(names = "--changing-settle-seconds", description = "Changing memory: seconds between the second process"
+      + " holding its memory and phase B (default: ${DEFAULT-VALUE}).")
+  double changingSettleSeconds = 10;
 
   @Option(names = "--cache-cold-budget", description = "dir-cached's cache in the cold batched-prefetch cells,"
       + " fresh per cell (default: ${DEFAULT-VALUE}). Warm it holds the file or index; under pressure it is half"
@@ -204,6 +224,14 @@ final class BenchCommand implements Callable<Integer> {
     System.out.println();
 
     int[] sizes = readSizes.stream().mapToInt(x -> (int) Format.parseBytes(x)).toArray();
+    List<String> regimes = this.regimes != null ? this.regimes
+        : full ? List.of("warm", "cold", "pressure", "changing") : List.of("warm", "cold", "pressure");
+    for (String g : regimes) {
+      if (!List.of("warm", "cold", "pressure", "changing").contains(g)) {
+        throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
+            "unknown regime '" + g + "'; known: warm, cold, pressure, changing");
+      }
+    }
     boolean warm = regimes.contains("warm");
     boolean cold = regimes.contains("cold");
     boolean pressure = regimes.contains("pressure");
@@ -220,6 +248,12 @@ final class BenchCommand implements Callable<Integer> {
 
     long batchCells = (long) batchRounds * batchSizes.length * batches.length * batchStrategies.size();
     LuceneBench.Options lo = luceneOptions(warm, cold, pressure);
+    lo.changing = regimes.contains("changing");
+    if (lucene && !lo.changing && this.regimes == null) {
+      r.skipped.add("lucene changing memory: not in the default run, which it would take past 6 minutes on 2 cores"
+          + " (a worker per Directory, two thread counts, each with 10 s of settling); ./pread bench --regimes"
+          + " warm,cold,pressure,changing, or --full");
+    }
     if (raw && !rawAll && (cold || pressure)) {
       r.skipped.add("raw read strategies cold and under pressure, batched prefetch, prefetch distance and latency,"
           + " and the block-cache sections: not in the default run (5 minutes); ./pread bench --sections raw"
@@ -321,7 +355,10 @@ final class BenchCommand implements Callable<Integer> {
     Path folder = out.resolve(LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
     Path report = Report.write(r, folder);
     System.out.println();
-    System.out.print(Report.markdown(r).replaceFirst("(?s)^.*?(?=### )", ""));
+    // The tables, then the legend and the headline last, where the run ends.
+    String headline = Report.headline(r);
+    System.out.print(Report.markdown(r).replace(headline, "").replaceFirst("(?s)^.*?(?=### )", ""));
+    System.out.print(headline);
     System.out.println("Report: " + report.toAbsolutePath());
     System.out.println("Raw results and charts: " + folder.toAbsolutePath());
     return 0;
@@ -396,11 +433,17 @@ final class BenchCommand implements Callable<Integer> {
     o.directories = directories;
     o.cacheBlockSize = cacheBlockSize;
     o.cacheAdmission = !cacheAdmission.equals("off");
-    if (!(cachePressureShare > 0 && cachePressureShare <= 1)) {
+    if (cachePressureShare != null && !(cachePressureShare > 0 && cachePressureShare <= 1)) {
       throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
           "--cache-pressure-share must be in (0, 1] (got " + cachePressureShare + ")");
     }
-    o.cachePressureShare = cachePressureShare;
+    o.cachePressureShare = cachePressureShare == null ? 0 : cachePressureShare;
+    o.changingSeconds = changingSeconds != null ? changingSeconds : full ? 10 : 5;
+    o.changingSettleSeconds = changingSettleSeconds;
+    if (!(o.changingSeconds >= 1 && changingSettleSeconds >= 1)) {
+      throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
+          "--changing-seconds and --changing-settle-seconds must be at least 1");
+    }
     o.warm = warm;
     o.cold = cold;
     o.pressure = pressure;

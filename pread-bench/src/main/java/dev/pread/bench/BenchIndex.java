@@ -35,7 +35,9 @@ import org.apache.lucene.store.NIOFSDirectory;
  */
 final class BenchIndex {
   static final int DIMS = 128;
-  private static final int FORMAT = 1;
+  private static final int FORMAT = 2;
+  /** Largest magnitude of a vector component: keeps every dot product exact in float arithmetic. */
+  static final int MAX_COMPONENT = 15;
 
   private BenchIndex() {}
 
@@ -149,14 +151,21 @@ final class BenchIndex {
     doc.add(new LongPoint("size", size));
     doc.add(new NumericDocValuesField("size", size));
     doc.add(new StoredField("size", size));
-    doc.add(new KnnFloatVectorField("vector", vectorOf(text), VectorSimilarityFunction.DOT_PRODUCT));
+    doc.add(new KnnFloatVectorField("vector", vectorOf(text), VectorSimilarityFunction.MAXIMUM_INNER_PRODUCT));
     return doc;
   }
 
   /**
-   * A unit vector from the text by feature hashing: each lower-cased word adds +1 or -1 to one of
-   * {@value #DIMS} dimensions, both chosen by a hash of the word. Deterministic, so queries can be
-   * made the same way from any text.
+   * A vector from the text by feature hashing: each lower-cased word adds +1 or -1 to one of
+   * {@value #DIMS} dimensions, both chosen by a hash of the word; each component is then clamped
+   * to [-{@value #MAX_COMPONENT}, {@value #MAX_COMPONENT}]. Deterministic, so queries can be made
+   * the same way from any text. Scored by maximum inner product, unnormalized: with whole-number
+   * components that small, every partial sum of a dot product is a whole number below 2^24, exact
+   * in float arithmetic in any order. So a score does not depend on how the dot product is summed:
+   * the Vector API's SIMD reductions (a JVM started with {@code --add-modules jdk.incubator.vector},
+   * once the JIT compiled them) give the bits scalar code gives, and the hit checksums, which
+   * include scores, stay exact. Unit vectors would differ in the last bits between an interpreted
+   * and a compiled reduction.
    */
   static float[] vectorOf(String text) {
     float[] v = new float[DIMS];
@@ -171,17 +180,13 @@ final class BenchIndex {
         start = -1;
       }
     }
-    double norm = 0;
-    for (float x : v) {
-      norm += x * x;
-    }
-    if (norm == 0) {
-      v[0] = 1;
-      return v;
-    }
-    float inv = (float) (1 / Math.sqrt(norm));
+    boolean zero = true;
     for (int i = 0; i < DIMS; i++) {
-      v[i] *= inv;
+      v[i] = Math.max(-MAX_COMPONENT, Math.min(MAX_COMPONENT, v[i]));
+      zero &= v[i] == 0;
+    }
+    if (zero) {
+      v[0] = 1;
     }
     return v;
   }

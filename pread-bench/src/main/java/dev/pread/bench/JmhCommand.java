@@ -8,10 +8,10 @@ import picocli.CommandLine.Unmatched;
 
 /**
  * {@code ./pread jmh [JMH options] [benchmark regex]}: runs the JMH benchmarks bundled in this jar
- * with JMH's own command line ({@code ./pread jmh -h} lists its options). Forked JVMs inherit
- * {@code --enable-native-access=ALL-UNNAMED}, and on JDK 23 or newer {@code
- * --sun-misc-unsafe-memory-access=allow}, which keeps JMH's own use of {@code sun.misc.Unsafe} from
- * printing warnings in every fork. Each is a separate {@code -jvmArgsAppend}: JMH splits a single
+ * with JMH's own command line ({@code ./pread jmh -h} lists its options). Forked JVMs start as
+ * production JVMs do ({@link JvmFlags#PRODUCTION}: native access and the Vector API module), and
+ * on JDK 23 or newer with {@code --sun-misc-unsafe-memory-access=allow}, which keeps JMH's own use
+ * of {@code sun.misc.Unsafe} from printing warnings in every fork. Each is a separate {@code -jvmArgsAppend}: JMH splits a single
  * occurrence at spaces but takes repeated ones verbatim, so a user's own {@code -jvmArgsAppend}
  * still works.
  */
@@ -30,8 +30,10 @@ final class JmhCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     List<String> all = new ArrayList<>();
-    all.add("-jvmArgsAppend");
-    all.add("--enable-native-access=ALL-UNNAMED");
+    for (String flag : JvmFlags.PRODUCTION) {
+      all.add("-jvmArgsAppend");
+      all.add(flag);
+    }
     if (Runtime.version().feature() >= 23) {
       all.add("-jvmArgsAppend");
       all.add("--sun-misc-unsafe-memory-access=allow");

@@ -20,6 +20,11 @@ final class MachineInfo {
     m.put("arch", System.getProperty("os.arch"));
     m.put("jdk", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
     m.put("heap max", Format.bytes(Runtime.getRuntime().maxMemory()));
+    m.put("JVM flags", "worker JVMs (one per Directory and regime) and JMH forks: " + String.join(" ", JvmFlags.PRODUCTION)
+        + " -XX:+AlwaysPreTouch -XX:+UseSerialGC, -Xms equal to -Xmx (the heap of each regime is in the legend);"
+        + " this JVM: " + JvmFlags.thisJvm());
+    m.put("Vector API", JvmFlags.vectorModuleLoaded() ? JvmFlags.VECTOR_MODULE + " resolved (SIMD vector scoring)"
+        : "NOT resolved in this JVM (start it with --add-modules " + JvmFlags.VECTOR_MODULE + "); worker JVMs get it");
     try {
       FileStore store = Files.getFileStore(dataFile.toAbsolutePath().getParent());
       m.put("file system", store.type() + " on " + store.name());

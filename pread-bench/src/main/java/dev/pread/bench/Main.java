@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     description = "pread-directory benchmarks",
     subcommands = {BenchCommand.class, BufferSweepCommand.class, CacheBlockSizeCommand.class, JmhCommand.class, WorkerCommand.class,
-        QueryWorkerCommand.class, CacheWorkerCommand.class})
+        QueryWorkerCommand.class, CacheWorkerCommand.class, MemoryHogCommand.class})
 public final class Main {
   public static void main(String[] args) {
     System.exit(new CommandLine(new Main()).execute(args));

@@ -274,6 +274,30 @@ final class MemoryCgroup implements AutoCloseable {
     }
   }
 
+  /**
+   * Kills every process left in the group (SIGKILL) and waits up to 10 s for them to exit: a
+   * worker killed mid-run can leave a child of its own behind, which would keep the group alive.
+   */
+  void killAll() throws IOException {
+    long deadline = System.nanoTime() + 10_000_000_000L;
+    while (System.nanoTime() < deadline) {
+      List<String> pids = Files.readAllLines(dir.resolve("cgroup.procs")).stream().filter(l -> !l.isBlank()).toList();
+      if (pids.isEmpty()) {
+        return;
+      }
+      for (String pid : pids) {
+        ProcessHandle.of(Long.parseLong(pid.trim())).ifPresent(ProcessHandle::destroyForcibly);
+      }
+      try {
+        Thread.sleep(20);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IOException("interrupted while emptying " + dir, e);
+      }
+    }
+    throw new IOException("processes are still in " + dir + " 10 s after SIGKILL");
+  }
+
   @Override
   public void close() throws IOException {
     if (!v2) {

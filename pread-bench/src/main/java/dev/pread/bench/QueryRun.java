@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
 import org.HdrHistogram.Histogram;
 import org.apache.lucene.search.IndexSearcher;
 
@@ -30,12 +31,25 @@ final class QueryRun {
    */
   static Result run(IndexSearcher searcher, QueryMix mix, long[] reference, int threads, int first, long millis,
       String label) throws Exception {
+    long deadline = System.nanoTime() + millis * 1_000_000L;
+    return run(searcher, mix, reference, threads, first, () -> System.nanoTime() < deadline, label, null);
+  }
+
+  /**
+   * Runs the mix from query {@code first} on while {@code keepGoing} says so (asked before each
+   * query, by every thread). With {@code recorders} (one per thread), thread t also records the
+   * completion time and latency of each of its queries in {@code recorders[t]}.
+   */
+  static Result run(IndexSearcher searcher, QueryMix mix, long[] reference, int threads, int first,
+      BooleanSupplier keepGoing, String label, Timeline.Recorder[] recorders) throws Exception {
+    if (recorders != null && recorders.length != threads) {
+      throw new IllegalArgumentException(recorders.length + " recorders for " + threads + " threads");
+    }
     AtomicInteger next = new AtomicInteger(first);
     AtomicReference<Throwable> failure = new AtomicReference<>();
     List<Histogram> histograms = new ArrayList<>();
     List<Thread> workers = new ArrayList<>();
     long start = System.nanoTime();
-    long deadline = start + millis * 1_000_000L;
     long[] counts = new long[threads];
     List<java.util.Map<String, long[]>> byKind = new ArrayList<>();
     for (int t = 0; t < threads; t++) {
@@ -46,12 +60,17 @@ final class QueryRun {
       int id = t;
       Thread w = new Thread(() -> {
         try {
-          while (System.nanoTime() < deadline && failure.get() == null) {
+          Timeline.Recorder rec = recorders == null ? null : recorders[id];
+          while (keepGoing.getAsBoolean() && failure.get() == null) {
             int q = Math.floorMod(next.getAndIncrement(), mix.size());
             long t0 = System.nanoTime();
             long sum = mix.run(searcher, q);
-            long micros = Math.max(1, (System.nanoTime() - t0) / 1000);
+            long t1 = System.nanoTime();
+            long micros = Math.max(1, (t1 - t0) / 1000);
             h.recordValue(micros);
+            if (rec != null) {
+              rec.record(t1, micros);
+            }
             long[] k = kinds.computeIfAbsent(mix.get(q).kind(), x -> new long[2]);
             k[0] += micros;
             k[1]++;

@@ -22,6 +22,8 @@ import picocli.CommandLine.Mixin;
  *   <li>pressure (started in a memory cgroup): sets the group's limit to its own footprint plus the
  *       page-cache budget, evicts the index, reopens, runs queries untimed until the budget's worth
  *       was read from storage (the group is then at its limit), and measures each thread count.
+ *       dir-cached's cache is the budget minus a slack the worker measures ({@link CacheSizing});
+ *   <li>changing (started in a memory cgroup): see {@link ChangingRun}.
  * </ul>
  *
  * Hits are checked against the parent's reference checksums.
@@ -48,6 +50,18 @@ final class QueryWorkerCommand implements Callable<Integer> {
     int cacheBlockSize;
     /** True for a cache without frequency admission. */
     boolean cacheNoAdmission;
+    /**
+     * Pressure and changing, dir-cached: its cache as a share of the page-cache budget, or 0 to
+     * give it the budget minus the slack this worker measures ({@link CacheSizing}). {@link
+     * #cacheBudget} is then only the cache of the compile phase.
+     */
+    double cacheShare;
+    /** Seconds of each query run (dir-pread, dir-cached) whose memory growth is part of the slack. */
+    double growthSeconds;
+    /** Changing: the index's size, the seconds of each measured phase and of the settling. */
+    long indexBytes;
+    double phaseSeconds;
+    double settleSeconds;
 
     CacheSettings cache() {
       return cacheBudget > 0 ? new CacheSettings(cacheBudget, cacheBlockSize, !cacheNoAdmission) : null;
@@ -96,6 +110,7 @@ final class QueryWorkerCommand implements Callable<Integer> {
         }
       }
       case "pressure" -> {
+        CacheSizing.Growth growth = measuresSlack(spec) ? CacheSizing.growth(index, mix, spec) : null;
         LuceneBench.evict(index);
         long usage = MemoryCgroup.ownUsageBytes();
         long cache = MemoryCgroup.ownPageCacheBytes();
@@ -104,9 +119,21 @@ final class QueryWorkerCommand implements Callable<Integer> {
         }
         r.lucene.pressureLimit = usage - cache + spec.pageCacheBudget;
         r.lucene.pressureOtherBytes = usage - cache;
+        CacheSettings settings = spec.cache();
+        if (name.equals("dir-cached")) {
+          CacheSizing sizing = CacheSizing.of(spec, spec.pageCacheBudget, cache, growth);
+          settings = sizing.settings(spec);
+          r.lucene.cachedPressureBytes = settings.budgetBytes();
+          r.lucene.cachedSlackBytes = sizing.slackBytes();
+          r.lucene.slackFileBytes = sizing.fileBytes();
+          r.lucene.slackGrowthBytes = sizing.growthBytes();
+          r.lucene.cachedSizing = sizing.describe();
+          System.out.printf("sizing: dir-cached under pressure: %s; limit %s (%s besides page cache)%n",
+              sizing.describe(), Format.size(r.lucene.pressureLimit), Format.size(r.lucene.pressureOtherBytes));
+        }
         MemoryCgroup.setOwnLimit(r.lucene.pressureLimit);
         MemoryCgroup.resetOwnPeak(); // the peak reported is that under the limit just set
-        try (Directory d = LuceneBench.open(name, index, spec.cache()); DirectoryReader reader = DirectoryReader.open(d)) {
+        try (Directory d = LuceneBench.open(name, index, settings); DirectoryReader reader = DirectoryReader.open(d)) {
           IndexSearcher searcher = new IndexSearcher(reader);
           int[] next = {first};
           SteadyState.readFromStorage(spec.warmupBytes, spec.warmupCapSeconds,
@@ -117,10 +144,24 @@ final class QueryWorkerCommand implements Callable<Integer> {
           }
         }
       }
+      case "changing" -> {
+        CacheSizing.Growth growth = measuresSlack(spec) ? CacheSizing.growth(index, mix, spec) : null;
+        try {
+          ChangingRun.run(r, spec, index, mix, growth);
+        } catch (Exception e) {
+          System.out.println("changing failed: " + e.getMessage());
+          throw e;
+        }
+      }
       default -> throw new IllegalArgumentException("unknown regime " + spec.regime);
     }
     files.writeResults(r);
     return 0;
+  }
+
+  /** Whether this worker sizes dir-cached's cache by the slack it measures. */
+  private static boolean measuresSlack(Spec spec) {
+    return spec.directory.equals("dir-cached") && !(spec.cacheShare > 0);
   }
 
   /** Measures one thread count; returns the next query to start from. */

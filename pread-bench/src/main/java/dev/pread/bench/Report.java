@@ -44,6 +44,7 @@ final class Report {
     StringBuilder md = new StringBuilder();
     md.append("# pread bench, ").append(r.date).append("\n\n");
     md.append("Command: `").append(r.command).append("`\n\n");
+    md.append(headline(r));
     md.append("| machine | |\n|---|---|\n");
     r.machine.forEach((k, v) -> md.append("| ").append(k).append(" | ").append(v).append(" |\n"));
     md.append("| data file | ").append(Format.bytes(r.fileSize)).append(" |\n");
@@ -97,7 +98,32 @@ final class Report {
     return md.toString();
   }
 
-  private static final List<String> LUCENE_REGIMES = List.of("warm", "pressure", "cold");
+  private static final List<String> LUCENE_REGIMES = List.of("warm", "pressure", "cold", "changing");
+
+  /**
+   * The legend (what each strategy name is: class, configuration, JVM flags) and the headline
+   * table ({@link Headline}) with the line naming its worst cell; empty without a Lucene comparison.
+   */
+  static String headline(Results r) {
+    if (r.legend.isEmpty() && r.headline.isEmpty()) {
+      return "";
+    }
+    StringBuilder sb = new StringBuilder();
+    sb.append("### Legend\n\n| name | class | configuration | JVM flags |\n|---|---|---|---|\n");
+    for (Results.Legend l : r.legend) {
+      sb.append("| ").append(l.name()).append(" | `").append(l.className()).append("` | ").append(l.configuration())
+          .append(" | `").append(l.jvmFlags()).append("` |\n");
+    }
+    sb.append('\n');
+    if (!r.headline.isEmpty()) {
+      sb.append("### Headline: our Directories against the best alternative\n\n");
+      sb.append("Each cell: QPS over the QPS of the best of dir-mmap, dir-mmap-random and dir-niofs in the same run,"
+          + " regime and thread count (median over rounds of per-round ratios); above 1 is faster. changing: phase B"
+          + " (the index no longer fits, after the settling). The worst cell of dir-adaptive is in bold.\n\n");
+      sb.append(Headline.markdown(r.headline));
+    }
+    return sb.toString();
+  }
 
   private static String luceneTables(Results r) {
     if (r.lucene == null || r.queryCells.isEmpty()) {
@@ -122,9 +148,14 @@ final class Report {
       sb.append("| directory | threads | QPS | vs dir-mmap | vs dir-mmap-random | vs dir-pread | p50 | p99 | major faults"
           + " | MB read from storage |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
       for (Results.QueryCell c : mine) {
-        Results.QueryCell mm = r.queryCell(regime, "dir-mmap", c.threads);
-        Results.QueryCell mr = r.queryCell(regime, "dir-mmap-random", c.threads);
-        Results.QueryCell pr = r.queryCell(regime, "dir-pread", c.threads);
+        if (c.failure != null) {
+          sb.append(String.format(Locale.ROOT, "| %s | %d | FAILED: %s | | | | | | | |%n", c.directory, c.threads,
+              c.failure.replace("|", "/")));
+          continue;
+        }
+        Results.QueryCell mm = ok(r.queryCell(regime, "dir-mmap", c.threads));
+        Results.QueryCell mr = ok(r.queryCell(regime, "dir-mmap-random", c.threads));
+        Results.QueryCell pr = ok(r.queryCell(regime, "dir-pread", c.threads));
         sb.append(String.format(Locale.ROOT, "| %s | %d | %.1f | %s | %s | %s | %.2f | %.2f | %d | %s |%n", c.directory,
             c.threads, BenchCommand.median(c.qps),
             mm == null ? "" : Format.ratio(BenchCommand.pairedRatio(c.qps, mm.qps)),
@@ -134,9 +165,55 @@ final class Report {
             c.storageReadBytes < 0 ? "?" : String.format(Locale.ROOT, "%.0f", c.storageReadBytes / 1e6)));
       }
       sb.append('\n');
-      sb.append(kindTable(regime, mine));
+      sb.append(kindTable(regime, mine.stream().filter(c -> c.failure == null).toList()));
+      if (regime.equals("changing")) {
+        sb.append(changingTable(r));
+      }
     }
     return sb.toString();
+  }
+
+  /** The cell, or null when it failed or is missing. */
+  private static Results.QueryCell ok(Results.QueryCell c) {
+    return c == null || c.failure != null ? null : c;
+  }
+
+  /** The changing-memory runs: per phase QPS, p99 and ratio to the best alternative, settling and stalls. */
+  private static String changingTable(Results r) {
+    if (r.changing.isEmpty()) {
+      return "";
+    }
+    StringBuilder sb = new StringBuilder();
+    sb.append("Changing memory, per phase (A: the index fits; B: a quarter of it does, after the settling; ratios to"
+        + " the best of dir-mmap, dir-mmap-random and dir-niofs in the same phase and thread count; p99 in ms;"
+        + " stall: the longest stretch with no completed query, and when it began, in seconds from the start):\n\n");
+    sb.append("| directory | threads | QPS A | vs best A | p99 A | settling (s) | QPS settling | QPS B | vs best B"
+        + " | p99 B | page cache A / B | longest stall (s) |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (Results.Changing c : r.changing) {
+      if (c.failure != null) {
+        sb.append(String.format(Locale.ROOT, "| %s | %d | FAILED: %s | | | | | | | | | |%n", c.directory, c.threads,
+            c.failure.replace("|", "/")));
+        continue;
+      }
+      sb.append(String.format(Locale.ROOT, "| %s | %d | %.1f | %s | %.2f | %.1f | %.1f | %.1f | %s | %.2f | %s / %s"
+          + " | %.2f at %.1f |%n", c.directory, c.threads, c.qpsA, vs(c.ratioA, c.bestA), c.p99MicrosA / 1000,
+          c.phaseBStart - c.hogStart, c.qpsSettling, c.qpsB, vs(c.ratioB, c.bestB), c.p99MicrosB / 1000,
+          Format.size(c.pageCacheA), Format.size(c.pageCacheB), c.stallSeconds, c.stallStart));
+    }
+    Results.Changing any = r.changing.stream().filter(c -> c.failure == null).findFirst().orElse(null);
+    if (any != null) {
+      sb.append(String.format(Locale.ROOT, "%nLimit %s (%s besides page cache + 1.5 x the %s index); the second"
+          + " process held %s of anonymous memory.", Format.size(any.limitBytes), Format.size(any.otherBytes),
+          Format.size(any.indexBytes), Format.size(any.hogBytes)));
+      r.changing.stream().filter(c -> c.cacheBytes > 0).findFirst().ifPresent(c -> sb.append(String.format(
+          Locale.ROOT, " dir-cached's cache: %s (slack %s).", Format.size(c.cacheBytes), Format.size(c.slackBytes))));
+      sb.append("\n");
+    }
+    return sb.append('\n').toString();
+  }
+
+  private static String vs(double ratio, String best) {
+    return Double.isNaN(ratio) ? "" : Format.ratio(ratio) + " (" + best + ")";
   }
 
   /** Where the time goes: mean latency per query kind, 1 thread, per Directory. */
@@ -273,6 +350,48 @@ final class Report {
     return sb.toString();
   }
 
+  /** Per thread count of the changing regime: QPS and p99 per interval over time, a line per Directory. */
+  private static List<String> changingCharts(Results r, Path folder) throws IOException {
+    List<String> names = new ArrayList<>();
+    List<Integer> threads = r.changing.stream().filter(c -> c.failure == null).map(c -> c.threads).distinct().sorted()
+        .toList();
+    for (int t : threads) {
+      List<Results.Changing> runs = r.changing.stream().filter(c -> c.failure == null && c.threads == t).toList();
+      Results.Changing first = runs.get(0);
+      String when = String.format(Locale.ROOT, "second process starts at %.0f s, phase B from %.0f s", first.hogStart,
+          first.phaseBStart);
+      for (boolean qps : new boolean[] {true, false}) {
+        XYChart chart = new XYChartBuilder().width(1100).height(520)
+            .title(String.format(Locale.ROOT, "Changing memory, %d thread%s: %s per %.0f s (%s)", t, t == 1 ? "" : "s",
+                qps ? "QPS" : "p99 latency", first.intervalSeconds, when))
+            .xAxisTitle("seconds from the start of the queries").yAxisTitle(qps ? "queries per second" : "p99 (ms, log)")
+            .build();
+        chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
+        if (!qps) {
+          chart.getStyler().setYAxisLogarithmic(true);
+        }
+        for (Results.Changing c : runs) {
+          List<Double> xs = new ArrayList<>();
+          List<Double> ys = new ArrayList<>();
+          for (int i = 0; i < c.intervalQps.length; i++) {
+            double y = qps ? c.intervalQps[i] : c.intervalP99Micros[i] / 1000.0;
+            if (qps || c.intervalP99Micros[i] > 0) {
+              xs.add((i + 0.5) * c.intervalSeconds);
+              ys.add(y);
+            }
+          }
+          if (!xs.isEmpty()) {
+            chart.addSeries(c.directory, xs, ys);
+          }
+        }
+        String name = String.format(Locale.ROOT, "changing-%s-%dt.png", qps ? "qps" : "p99", t);
+        BitmapEncoder.saveBitmap(chart, folder.resolve(name).toString(), BitmapEncoder.BitmapFormat.PNG);
+        names.add(name);
+      }
+    }
+    return names;
+  }
+
   static Set<String> regimesIn(Results r) {
     Set<String> s = new LinkedHashSet<>();
     r.cells.forEach(c -> s.add(c.regime));
@@ -361,7 +480,7 @@ final class Report {
           for (String g : regimes) {
             Results.QueryCell c = r.queryCell(g, d, t);
             xs.add(g);
-            ys.add(c == null ? 1.0 : Math.max(1, BenchCommand.median(c.qps)));
+            ys.add(c == null || c.failure != null ? 1.0 : Math.max(1, BenchCommand.median(c.qps)));
           }
           chart.addSeries(d + ", " + t + " thread" + (t == 1 ? "" : "s"), xs, ys);
         }
@@ -370,6 +489,7 @@ final class Report {
       BitmapEncoder.saveBitmap(chart, folder.resolve(name).toString(), BitmapEncoder.BitmapFormat.PNG);
       names.add(0, name);
     }
+    names.addAll(changingCharts(r, folder));
     if (!r.prefetchDistance.isEmpty()) {
       XYChart chart = new XYChartBuilder().width(900).height(520)
           .title("Prefetch distance under memory pressure (random 8 KiB preads, 1 thread)")

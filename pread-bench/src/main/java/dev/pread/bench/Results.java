@@ -81,6 +81,8 @@ final class Results {
     CacheUse cache;
     /** Pressure only: the worker's memory against its cgroup's limit. */
     MemoryCheck memory;
+    /** Why the cell has no figures (its worker failed, e.g. killed by the OOM killer), or null. */
+    String failure;
 
     QueryCell(String regime, String directory, int threads, int rounds) {
       this.regime = regime;
@@ -103,6 +105,62 @@ final class Results {
     /** Pressure: the limit the worker set, and what it held besides page cache when it did. */
     long pressureLimit = -1;
     long pressureOtherBytes = -1;
+    /** Pressure, dir-cached: its cache, and the page-cache budget minus it (the slack), by how it was measured. */
+    long cachedPressureBytes = -1;
+    long cachedSlackBytes = -1;
+    /** The slack's parts: the JVM's own file pages left after evicting the index, and the growth headroom. */
+    long slackFileBytes = -1;
+    long slackGrowthBytes = -1;
+    /** How dir-cached's cache under pressure was sized, in words. */
+    String cachedSizing;
+  }
+
+  /** One row of the legend: what a strategy name stands for. */
+  record Legend(String name, String className, String configuration, String jvmFlags) {}
+
+  /**
+   * One run of the changing-memory regime: a Directory at one thread count, queries running all
+   * along while a second process in the same cgroup takes memory. Times are seconds from the start
+   * of the queries.
+   */
+  static final class Changing {
+    String directory;
+    int threads;
+    /** Why the run has no figures, or null. */
+    String failure;
+    long limitBytes = -1;
+    /** What the worker held besides page cache when it set the limit. */
+    long otherBytes = -1;
+    long indexBytes;
+    /** Anonymous memory the second process held. */
+    long hogBytes = -1;
+    /** dir-cached: its cache, and the slack it leaves of the phase-B page-cache budget. */
+    long cacheBytes = -1;
+    long slackBytes = -1;
+    double hogStart;
+    double hogHeld;
+    double phaseBStart;
+    double end;
+    double qpsA;
+    double qpsSettling;
+    double qpsB;
+    double p99MicrosA;
+    double p99MicrosB;
+    /** Mean page cache charged to the group in phase A and in phase B. */
+    long pageCacheA = -1;
+    long pageCacheB = -1;
+    double stallSeconds;
+    double stallStart;
+    /** Per interval of {@link #intervalSeconds}: completed queries per second, p99 (-1: none), page cache. */
+    double intervalSeconds;
+    double[] intervalQps;
+    long[] intervalP99Micros;
+    long[] intervalPageCache;
+    /** Ratios to the best alternative of the same phase and thread count, set by the parent (NaN: none). */
+    double ratioA = Double.NaN;
+    double ratioB = Double.NaN;
+    String bestA;
+    String bestB;
   }
 
   String date;
@@ -124,6 +182,12 @@ final class Results {
   Map<String, String> baselines = new LinkedHashMap<>();
   /** Markdown put before the tables (a command's own summary), or null. */
   String preface;
+  /** What each strategy name of the Lucene-level comparison stands for. */
+  List<Legend> legend = new ArrayList<>();
+  /** Our Directories against the best alternative per regime and thread count ({@link Headline}). */
+  List<Headline.Cell> headline = new ArrayList<>();
+  /** The changing-memory regime's runs. */
+  List<Changing> changing = new ArrayList<>();
 
   QueryCell queryCell(String regime, String directory, int threads) {
     for (QueryCell c : queryCells) {

@@ -1,6 +1,7 @@
 package dev.pread.bench;
 
 import com.google.gson.Gson;
+import com.google.gson.GsonBuilder;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,7 +12,7 @@ import picocli.CommandLine.Option;
  * the results it writes (JSON). A picocli mixin shared by the worker commands.
  */
 final class WorkerFiles {
-  private static final Gson GSON = new Gson();
+  private static final Gson GSON = new GsonBuilder().serializeSpecialFloatingPointValues().create();
 
   @Option(names = "--spec", required = true)
   Path specFile;

@@ -12,14 +12,29 @@ import java.util.function.Consumer;
 import java.util.function.Predicate;
 
 /**
- * Runs a hidden worker command of this jar in a child JVM: writes its spec as JSON, starts {@code
- * java ... Main <command> --spec F --out G} (inside a memory cgroup when one is given, joined
- * before exec), passes the lines it prints that {@code progress} accepts to {@code onLine}, and
+ * Runs a hidden worker command of this jar in a child JVM started as production JVMs are ({@link
+ * JvmFlags}): writes its spec as JSON, starts {@code java ... Main <command> --spec F --out G}
+ * (inside a memory cgroup when one is given, joined before exec), passes the lines it prints that {@code progress} accepts to {@code onLine}, and
  * returns the {@link Results} it wrote. A failed worker becomes an exception with the end of its
  * output; so does one whose cgroup's OOM killer struck, whatever its exit status.
  */
 final class WorkerProcess {
   private WorkerProcess() {}
+
+  /**
+   * The command line of a JVM running {@code command} of this jar with {@code args}: this JVM's java
+   * binary, {@link JvmFlags#PRODUCTION}, then {@code flags}.
+   */
+  static List<String> command(List<String> flags, String command, String... args) throws Exception {
+    String jar = Path.of(WorkerProcess.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.addAll(JvmFlags.PRODUCTION);
+    cmd.addAll(flags);
+    cmd.addAll(List.of("-cp", jar, Main.class.getName(), command));
+    cmd.addAll(List.of(args));
+    return cmd;
+  }
 
   static Results run(String command, Object spec, String heap, MemoryCgroup cgroup, Predicate<String> progress,
       Consumer<String> onLine) throws Exception {
@@ -29,11 +44,8 @@ final class WorkerProcess {
     try {
       Gson gson = new Gson();
       Files.writeString(specFile, gson.toJson(spec));
-      String jar = Path.of(WorkerProcess.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
-      List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-          "--enable-native-access=ALL-UNNAMED", "-Xmx" + heap, "-Xms" + heap, "-XX:+AlwaysPreTouch",
-          "-XX:+UseSerialGC", "-cp", jar, Main.class.getName(), command, "--spec", specFile.toString(),
-          "--out", outFile.toString());
+      List<String> cmd = command(JvmFlags.worker(heap), command, "--spec", specFile.toString(), "--out",
+          outFile.toString());
       Process p = new ProcessBuilder(cgroup != null ? cgroup.wrap(cmd) : cmd).redirectErrorStream(true).start();
       List<String> log = new ArrayList<>();
       try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
