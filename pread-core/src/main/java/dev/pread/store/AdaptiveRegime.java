@@ -186,6 +186,7 @@ final class AdaptiveRegime {
         cached = nativeAccess && mode == Mode.CACHED;
         randomAdvice = cached;
         lastBudget = Long.MAX_VALUE;
+        nextCheck = System.nanoTime(); // the next directory looks at once
       }
     } finally {
       lock.unlock();
