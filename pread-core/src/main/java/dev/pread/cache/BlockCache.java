@@ -118,7 +118,10 @@ public final class BlockCache implements Closeable {
     int count = (int) (b.budget / b.blockSize);
     this.slots = new Slots(count, b.blockSize, Math.max(b.blockSize, CHUNK_BYTES));
     this.policy = new ClockPolicy(slots, counters, b.frequencyAdmission);
-    this.prefetcher = new Prefetcher(b.prefetchThreads, b.maxPrefetchBlocks);
+    this.prefetcher =
+        b.prefetchThreadFactory == null
+            ? new Prefetcher(b.prefetchThreads, b.maxPrefetchBlocks)
+            : new Prefetcher(b.prefetchThreads, b.maxPrefetchBlocks, b.prefetchThreadFactory);
     OPEN.add(this);
   }
 
@@ -140,6 +143,7 @@ public final class BlockCache implements Closeable {
     private boolean directIO = true;
     private boolean frequencyAdmission = true;
     private String name;
+    private java.util.concurrent.ThreadFactory prefetchThreadFactory;
 
     private Builder(long budget) {
       if (budget <= 0) {
@@ -200,6 +204,12 @@ public final class BlockCache implements Closeable {
      */
     public Builder frequencyAdmission(boolean enabled) {
       this.frequencyAdmission = enabled;
+      return this;
+    }
+
+    /** Makes the prefetch pool's threads (a test seam; see {@link Prefetcher}). */
+    Builder prefetchThreadFactory(java.util.concurrent.ThreadFactory factory) {
+      this.prefetchThreadFactory = factory;
       return this;
     }
 

@@ -278,22 +278,28 @@ final class FileBlocks {
     if (n == 0) {
       return entry(first) != 0 ? 0 : -1;
     }
-    counters.misses.add(n);
     finishLoad(first, n, slotsOut, generations, DEMAND);
     return n;
   }
 
   /**
    * Reads claimed blocks {@code first .. first + n - 1} into their slots and publishes them, or, on
-   * failure, clears them and frees their slots and rethrows.
+   * failure, clears them and frees their slots and rethrows. Whatever is thrown, from its first
+   * statement on (an {@link OutOfMemoryError} allocating the event included), the blocks are either
+   * published or given up: nobody is left waiting on a load that is not being made. A demand load
+   * ({@code kind} {@link #DEMAND}) counts its blocks as misses.
    */
   void finishLoad(int first, int n, int[] slotsIn, int[] generations, String kind) throws IOException {
-    BlockLoadEvent event = new BlockLoadEvent();
-    event.begin();
     boolean ok = false;
     long got = 0;
     long position = (long) first << blockShift;
+    BlockLoadEvent event = null;
     try {
+      if (kind == DEMAND) {
+        counters.misses.add(n);
+      }
+      event = new BlockLoadEvent();
+      event.begin();
       MemorySegment[] segments = new MemorySegment[n];
       for (int i = 0; i < n; i++) {
         segments[i] = slots.segment(slotsIn[i]);
@@ -317,10 +323,10 @@ final class FileBlocks {
       throw cache.closedException(e, file.path());
     } finally {
       if (!ok) {
-        counters.loadFailures.increment();
         abandon(first, n, slotsIn, generations);
+        counters.loadFailures.increment();
       }
-      if (event.shouldCommit()) {
+      if (event != null && event.shouldCommit()) {
         event.path = file.path().toString();
         event.offset = position;
         event.bytes = got;
@@ -441,10 +447,33 @@ final class FileBlocks {
           return;
         }
       }
-      int[] slotsOut = new int[want];
-      int[] generations = new int[want];
-      int n = policy.claimRun(this, block, want, slotsOut, generations, false);
-      prefetcher.release(want - n);
+      int[] slotsOut = null;
+      int[] generations = null;
+      int n = 0;
+      PrefetchTask task = null;
+      boolean submitted = false;
+      boolean dropped = false;
+      try {
+        slotsOut = new int[want];
+        generations = new int[want];
+        n = policy.claimRun(this, block, want, slotsOut, generations, false);
+        if (n > 0) {
+          task = new PrefetchTask(block, n, slotsOut, generations);
+          submitted = prefetcher.submit(task);
+        }
+      } finally {
+        // Whatever failed between the claim and the hand-off, the claimed blocks and the room
+        // under the cap go back, unless the task got to run after all (see Prefetcher#submit).
+        if (!submitted && (task == null || task.cancel())) {
+          dropped = true;
+          prefetcher.release(want);
+          if (n > 0) {
+            abandon(block, n, slotsOut, generations);
+          }
+        } else {
+          prefetcher.release(want - n);
+        }
+      }
       if (n == 0) {
         if (entry(block) == 0) {
           counters.prefetchDropped.increment(); // every slot busy
@@ -454,30 +483,55 @@ final class FileBlocks {
         block++;
         continue;
       }
-      int start = block;
-      Runnable task =
-          () -> {
-            try {
-              if (cache.isClosed()) {
-                abandon(start, n, slotsOut, generations); // closing: do not start reads
-                counters.prefetchDropped.add(n);
-              } else {
-                finishLoad(start, n, slotsOut, generations, PREFETCH);
-              }
-            } catch (IOException | RuntimeException e) {
-              // a hint: a reader that needs these blocks will load them and see the error itself
-            } finally {
-              prefetcher.release(n);
-            }
-          };
-      if (prefetcher.submit(task)) {
-        counters.prefetchSubmitted.add(n);
-      } else {
-        prefetcher.release(n);
+      if (dropped) {
         counters.prefetchDropped.add(n);
-        abandon(start, n, slotsOut, generations);
+      } else {
+        counters.prefetchSubmitted.add(n);
       }
       block += n;
+    }
+  }
+
+  /**
+   * A prefetch load of claimed blocks, run by the pool. Exactly one of {@link #run} and {@link
+   * #cancel} gets to act, so a task that reached the pool's queue although its submission failed
+   * (and whose blocks the submitter gave up) does nothing if it runs later.
+   */
+  private final class PrefetchTask extends java.util.concurrent.atomic.AtomicBoolean implements Runnable {
+    private final int first;
+    private final int n;
+    private final int[] slotsIn;
+    private final int[] generations;
+
+    PrefetchTask(int first, int n, int[] slotsIn, int[] generations) {
+      this.first = first;
+      this.n = n;
+      this.slotsIn = slotsIn;
+      this.generations = generations;
+    }
+
+    /** True if this task will never run: its blocks are the caller's to give up. */
+    boolean cancel() {
+      return compareAndSet(false, true);
+    }
+
+    @Override
+    public void run() {
+      if (!compareAndSet(false, true)) {
+        return; // cancelled: the submitter gave the blocks up
+      }
+      try {
+        if (cache.isClosed()) {
+          abandon(first, n, slotsIn, generations); // closing: do not start reads
+          counters.prefetchDropped.add(n);
+        } else {
+          finishLoad(first, n, slotsIn, generations, PREFETCH);
+        }
+      } catch (IOException | RuntimeException e) {
+        // a hint: a reader that needs these blocks will load them and see the error itself
+      } finally {
+        cache.prefetcher.release(n);
+      }
     }
   }
 }
