@@ -4,6 +4,7 @@ import dev.pread.nativeio.FaultInjection;
 import dev.pread.nativeio.FaultInjection.Call;
 import dev.pread.nativeio.FaultInjection.Kind;
 import dev.pread.nativeio.NativeIOException;
+import dev.pread.nativeio.NativeMemoryProbe;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -318,5 +319,24 @@ public class TestSlots extends LuceneTestCase {
       assertEquals(3L * block, cache.stats().residentBytes());
       assertEquals(0, cache.stats().evictions());
     }
+  }
+
+  /**
+   * Block memory and scratch buffers mapped for the first time while the cache closes: the mapping
+   * succeeds, the closed arena refuses it, and it must be unmapped rather than leaked.
+   */
+  public void testFirstMappingAfterCloseIsUnmapped() {
+    long before = NativeMemoryProbe.liveMappings();
+    Slots slots = new Slots(8, 4096, 4L * 4096);
+    slots.close();
+    expectThrows(IllegalStateException.class, () -> slots.segment(random().nextInt(8)));
+    assertEquals("block memory mapped after close was left mapped", before, NativeMemoryProbe.liveMappings());
+    assertEquals(0, slots.allocatedBytes());
+
+    ScratchBuffers scratch = new ScratchBuffers();
+    scratch.close();
+    expectThrows(IllegalStateException.class, () -> scratch.buffer(0));
+    assertEquals("scratch memory mapped after close was left mapped", before, NativeMemoryProbe.liveMappings());
+    assertEquals(0, scratch.mappedBytes());
   }
 }
