@@ -474,7 +474,8 @@ public final class BlockCache implements Closeable {
 
   /**
    * Stops the prefetch threads, closes every file opened through this cache, and frees its
-   * memory once reads into it have returned.
+   * memory once reads into it have returned. Every step is taken whatever an earlier one threw;
+   * the first exception is then rethrown, with the others suppressed in it.
    */
   @Override
   public void close() throws IOException {
@@ -484,31 +485,59 @@ public final class BlockCache implements Closeable {
       }
       closed = true;
     }
-    OPEN.remove(this);
-    prefetcher.close();
+    Throwable failure = null;
+    try {
+      OPEN.remove(this);
+      prefetcher.close();
+    } catch (Throwable t) {
+      failure = collect(failure, t);
+    }
     List<FileBlocks> open;
     synchronized (files) {
       open = new ArrayList<>(files.values());
       files.clear();
     }
-    IOException failure = null;
     for (FileBlocks blocks : open) {
       try {
         blocks.file.close();
-      } catch (IOException e) {
-        if (failure == null) {
-          failure = e;
-        } else {
-          failure.addSuppressed(e);
-        }
+      } catch (Throwable t) {
+        failure = collect(failure, t);
       }
     }
-    awaitClosingFiles();
-    slots.close();
-    scratch.close();
-    if (failure != null) {
-      throw failure;
+    try {
+      awaitClosingFiles();
+    } catch (Throwable t) {
+      failure = collect(failure, t);
     }
+    try {
+      slots.close();
+    } catch (Throwable t) {
+      failure = collect(failure, t);
+    }
+    try {
+      scratch.close();
+    } catch (Throwable t) {
+      failure = collect(failure, t);
+    }
+    if (failure instanceof IOException e) {
+      throw e;
+    } else if (failure instanceof RuntimeException e) {
+      throw e;
+    } else if (failure instanceof Error e) {
+      throw e;
+    } else if (failure != null) {
+      throw new AssertionError(failure); // no other checked exception can be thrown above
+    }
+  }
+
+  private static Throwable collect(Throwable first, Throwable next) {
+    if (first == null) {
+      return next;
+    }
+    if (first != next) {
+      first.addSuppressed(next);
+    }
+    return first;
   }
 
   /**
