@@ -112,8 +112,13 @@ public class TestBlockCacheFaults extends LuceneTestCase {
       faults.failNext(Call.OPEN, Kind.EMFILE, 1);
       NativeIOException e = expectThrows(NativeIOException.class, () -> cache.open(p));
       assertTrue(e.getMessage(), e.getMessage().contains(p.toString()) && e.getMessage().contains("EMFILE"));
+      assertEquals(Kind.EMFILE.errno, e.errno());
+      assertEquals(faults.summary(), 1, faults.injected(Call.OPEN, Kind.EMFILE));
       faults.failNext(Call.STATX, Kind.EIO, 1);
-      expectThrows(NativeIOException.class, () -> cache.open(p));
+      e = expectThrows(NativeIOException.class, () -> cache.open(p));
+      assertTrue(e.getMessage(), e.getMessage().contains(p.toString()) && e.getMessage().contains("EIO"));
+      assertEquals(Kind.EIO.errno, e.errno());
+      assertEquals(faults.summary(), 1, faults.injected(Call.STATX, Kind.EIO));
       assertEquals(0, cache.openFiles());
       assertEquals(0, Content.descriptorsUnder(dir));
 
@@ -121,11 +126,14 @@ public class TestBlockCacheFaults extends LuceneTestCase {
       open.add(cache.open(p));
       // A second open of the same file shares the first's descriptor and closes its own; that close fails.
       faults.failNext(Call.CLOSE, Kind.EIO, 1);
-      try {
-        open.add(cache.open(p));
-      } catch (NativeIOException expected) {
-        assertTrue(expected.getMessage(), expected.getMessage().contains("close failed"));
-      }
+      NativeIOException closeFailure = expectThrows(NativeIOException.class, () -> open.add(cache.open(p)));
+      assertEquals(faults.summary(), 1, faults.injected(Call.CLOSE, Kind.EIO));
+      String m = closeFailure.getMessage();
+      assertTrue(m, m.contains(p.toString()));
+      assertTrue(m, m.contains("close failed"));
+      assertTrue(m, m.contains("EIO"));
+      assertEquals(Kind.EIO.errno, closeFailure.errno());
+      assertEquals("the failed open keeps no handle", 1, open.size());
       assertEquals(1, cache.openFiles());
       for (CachedFile c : open) {
         c.close();
@@ -145,7 +153,10 @@ public class TestBlockCacheFaults extends LuceneTestCase {
       c.read(0, new byte[10], 0, 10);
       faults.failNext(Call.CLOSE, Kind.EIO, 1);
       NativeIOException e = expectThrows(NativeIOException.class, c::close);
+      assertEquals(faults.summary(), 1, faults.injected(Call.CLOSE, Kind.EIO));
       assertTrue(e.getMessage(), e.getMessage().contains(p.toString()));
+      assertTrue(e.getMessage(), e.getMessage().contains("close failed") && e.getMessage().contains("EIO"));
+      assertEquals(Kind.EIO.errno, e.errno());
       assertTrue(c.isClosed());
       assertEquals(0, cache.openFiles());
       assertEquals(0, cache.stats().residentBytes());
