@@ -29,7 +29,8 @@ import org.apache.lucene.store.AlreadyClosedException;
  * freed by {@link #close()}. It is not page cache: the kernel cannot reclaim it under a memory
  * limit. Besides the data, the cache keeps {@link
  * #fixedOverheadBytes()} on the Java heap (81 bytes per block, and up to 21 more with {@link
- * Builder#frequencyAdmission admission}), 2 MiB off the heap for reads that bypass the blocks
+ * Builder#frequencyAdmission admission}, plus about 2 KiB per processor, at most 36 KiB, for
+ * recording hits), 2 MiB off the heap for reads that bypass the blocks
  * (mapped on the first such read), and each open file a table of
  * 8 bytes per block of the file (for example 1.5 MiB for a 3 GiB index at 16 KiB blocks).
  *
@@ -93,6 +94,7 @@ public final class BlockCache implements Closeable {
   }
 
   final Slots slots;
+  final BlockStates states;
   /** Buffers for reads around the blocks. */
   final ScratchBuffers scratch = new ScratchBuffers();
   final ClockPolicy policy;
@@ -117,7 +119,8 @@ public final class BlockCache implements Closeable {
     this.name = b.name != null ? b.name : "block-cache-" + IDS.incrementAndGet();
     int count = (int) (b.budget / b.blockSize);
     this.slots = new Slots(count, b.blockSize, Math.max(b.blockSize, CHUNK_BYTES));
-    this.policy = new ClockPolicy(slots, counters, b.frequencyAdmission);
+    this.states = new BlockStates(count);
+    this.policy = new ClockPolicy(states, counters, b.frequencyAdmission);
     this.prefetcher =
         b.prefetchThreadFactory == null
             ? new Prefetcher(b.prefetchThreads, b.maxPrefetchBlocks)
@@ -415,10 +418,11 @@ public final class BlockCache implements Closeable {
   /**
    * Bytes on the Java heap the cache keeps whatever it holds: per block a state word on its own
    * cache line, its owner, use count and free-list entry, and with admission a frequency sketch of
-   * up to 16 bytes per block and the window's 5. Files add 8 bytes per block of the file while open.
+   * up to 16 bytes per block and the window's 5; and a buffer of recent hits of about 2 KiB per
+   * processor (at most 36 KiB). Files add 8 bytes per block of the file while open.
    */
   public long fixedOverheadBytes() {
-    return (long) slots.count * Slots.stateBytesPerSlot() + policy.bytes();
+    return (long) slots.count * BlockStates.bytesPerSlot() + policy.bytes();
   }
 
   /** A snapshot of the counters. */

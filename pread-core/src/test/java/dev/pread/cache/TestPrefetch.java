@@ -305,7 +305,7 @@ public class TestPrefetch extends LuceneTestCase {
     AtomicInteger asked = new AtomicInteger();
     ThreadFactory failing = task -> {
       if (asked.getAndIncrement() == 0) {
-        throw new OutOfMemoryError("unable to create native thread: possibly out of memory or process/resource limits reached");
+        throw new OutOfMemoryError("unable to create native thread: possibly out of memory or process limits reached");
       }
       return new Thread(task);
     };
