@@ -29,7 +29,8 @@ import org.apache.lucene.store.AlreadyClosedException;
  * freed by {@link #close()}. It is not page cache: the kernel cannot reclaim it under a memory
  * limit. Besides the data, the cache keeps {@link
  * #fixedOverheadBytes()} on the Java heap (81 bytes per block, and up to 21 more with {@link
- * Builder#frequencyAdmission admission}), 2 MiB off the heap for reads that bypass the blocks
+ * Builder#frequencyAdmission admission}, plus about 2 KiB per processor, at most 36 KiB, for
+ * recording hits), 2 MiB off the heap for reads that bypass the blocks
  * (mapped on the first such read), and each open file a table of
  * 8 bytes per block of the file (for example 1.5 MiB for a 3 GiB index at 16 KiB blocks).
  *
@@ -93,6 +94,7 @@ public final class BlockCache implements Closeable {
   }
 
   final Slots slots;
+  final BlockStates states;
   /** Buffers for reads around the blocks. */
   final ScratchBuffers scratch = new ScratchBuffers();
   final ClockPolicy policy;
@@ -117,8 +119,12 @@ public final class BlockCache implements Closeable {
     this.name = b.name != null ? b.name : "block-cache-" + IDS.incrementAndGet();
     int count = (int) (b.budget / b.blockSize);
     this.slots = new Slots(count, b.blockSize, Math.max(b.blockSize, CHUNK_BYTES));
-    this.policy = new ClockPolicy(slots, counters, b.frequencyAdmission);
-    this.prefetcher = new Prefetcher(b.prefetchThreads, b.maxPrefetchBlocks);
+    this.states = new BlockStates(count);
+    this.policy = new ClockPolicy(states, counters, b.frequencyAdmission);
+    this.prefetcher =
+        b.prefetchThreadFactory == null
+            ? new Prefetcher(b.prefetchThreads, b.maxPrefetchBlocks)
+            : new Prefetcher(b.prefetchThreads, b.maxPrefetchBlocks, b.prefetchThreadFactory);
     OPEN.add(this);
   }
 
@@ -140,6 +146,7 @@ public final class BlockCache implements Closeable {
     private boolean directIO = true;
     private boolean frequencyAdmission = true;
     private String name;
+    private java.util.concurrent.ThreadFactory prefetchThreadFactory;
 
     private Builder(long budget) {
       if (budget <= 0) {
@@ -200,6 +207,12 @@ public final class BlockCache implements Closeable {
      */
     public Builder frequencyAdmission(boolean enabled) {
       this.frequencyAdmission = enabled;
+      return this;
+    }
+
+    /** Makes the prefetch pool's threads (a test seam; see {@link Prefetcher}). */
+    Builder prefetchThreadFactory(java.util.concurrent.ThreadFactory factory) {
+      this.prefetchThreadFactory = factory;
       return this;
     }
 
@@ -427,10 +440,11 @@ public final class BlockCache implements Closeable {
   /**
    * Bytes on the Java heap the cache keeps whatever it holds: per block a state word on its own
    * cache line, its owner, use count and free-list entry, and with admission a frequency sketch of
-   * up to 16 bytes per block and the window's 5. Files add 8 bytes per block of the file while open.
+   * up to 16 bytes per block and the window's 5; and a buffer of recent hits of about 2 KiB per
+   * processor (at most 36 KiB). Files add 8 bytes per block of the file while open.
    */
   public long fixedOverheadBytes() {
-    return (long) slots.count * Slots.stateBytesPerSlot() + policy.bytes();
+    return (long) slots.count * BlockStates.bytesPerSlot() + policy.bytes();
   }
 
   /** A snapshot of the counters. */
@@ -486,7 +500,8 @@ public final class BlockCache implements Closeable {
 
   /**
    * Stops the prefetch threads, closes every file opened through this cache, and frees its
-   * memory once reads into it have returned.
+   * memory once reads into it have returned. Every step is taken whatever an earlier one threw;
+   * the first exception is then rethrown, with the others suppressed in it.
    */
   @Override
   public void close() throws IOException {
@@ -496,31 +511,59 @@ public final class BlockCache implements Closeable {
       }
       closed = true;
     }
-    OPEN.remove(this);
-    prefetcher.close();
+    Throwable failure = null;
+    try {
+      OPEN.remove(this);
+      prefetcher.close();
+    } catch (Throwable t) {
+      failure = collect(failure, t);
+    }
     List<FileBlocks> open;
     synchronized (files) {
       open = new ArrayList<>(files.values());
       files.clear();
     }
-    IOException failure = null;
     for (FileBlocks blocks : open) {
       try {
         blocks.file.close();
-      } catch (IOException e) {
-        if (failure == null) {
-          failure = e;
-        } else {
-          failure.addSuppressed(e);
-        }
+      } catch (Throwable t) {
+        failure = collect(failure, t);
       }
     }
-    awaitClosingFiles();
-    slots.close();
-    scratch.close();
-    if (failure != null) {
-      throw failure;
+    try {
+      awaitClosingFiles();
+    } catch (Throwable t) {
+      failure = collect(failure, t);
     }
+    try {
+      slots.close();
+    } catch (Throwable t) {
+      failure = collect(failure, t);
+    }
+    try {
+      scratch.close();
+    } catch (Throwable t) {
+      failure = collect(failure, t);
+    }
+    if (failure instanceof IOException e) {
+      throw e;
+    } else if (failure instanceof RuntimeException e) {
+      throw e;
+    } else if (failure instanceof Error e) {
+      throw e;
+    } else if (failure != null) {
+      throw new AssertionError(failure); // no other checked exception can be thrown above
+    }
+  }
+
+  private static Throwable collect(Throwable first, Throwable next) {
+    if (first == null) {
+      return next;
+    }
+    if (first != next) {
+      first.addSuppressed(next);
+    }
+    return first;
   }
 
   /**

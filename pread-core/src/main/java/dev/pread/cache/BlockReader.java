@@ -13,16 +13,16 @@ import org.apache.lucene.util.BitUtil;
  *
  * <p><b>How a read stays correct without a pin.</b> The reader remembers one block, its
  * <em>window</em>, and the file table's entry for it (slot and generation, marked loaded). A read
- * inside the window reads the slot's memory, then checks that the entry is unchanged. Whoever
- * takes a slot for other contents clears the entry before writing the slot's memory, so an
- * unchanged entry proves the bytes read were the block's; otherwise they are thrown away and the
- * block is looked up again (the validation of {@link
- * java.util.concurrent.locks.StampedLock#validate}, with the entry as the stamp). Block memory
- * stays mapped while the cache is open, so a read racing with eviction reads stale bytes, never
- * unmapped memory; once the cache is closed its memory is unmapped and reads fail with {@link
- * AlreadyClosedException}. A random read outside the window costs one load of the table entry
- * and the read itself; a read inside it a bounds check, the read, and a second load of the entry,
- * from the same cache line. No atomic write: threads reading the same hot blocks do not contend.
+ * inside the window reads the slot's memory, then checks that the entry is unchanged; whoever
+ * takes a slot for other contents clears its entry first, so an unchanged entry proves the bytes
+ * were the block's, and otherwise they are thrown away and the block is looked up again (the
+ * validation of {@link java.util.concurrent.locks.StampedLock#validate}, with the entry as the
+ * stamp; the package documentation names the protocol's owner). Block memory stays mapped while
+ * the cache is open, so a read racing with eviction reads stale bytes, never unmapped memory; once
+ * the cache is closed its memory is unmapped and reads fail with {@link AlreadyClosedException}.
+ * A random read outside the window costs one load of the table entry and the read itself; a read
+ * inside it a bounds check, the read, and a second load of the entry, from the same cache line. No
+ * atomic write: threads reading the same hot blocks do not contend.
  *
  * <p>Reads longer than a block, and blocks that cannot be cached right now (admission refused
  * them, or every slot is busy), go through {@link CachedFile#read}, which loads runs of missing
@@ -331,11 +331,11 @@ public final class BlockReader {
     } catch (IllegalStateException ex) {
       throw closed(ex);
     }
-    if (e == FileBlocks.NO_SLOT || e == FileBlocks.REFUSED_ENTRY) {
+    if (!Outcome.isEntry(e)) {
       refusal = e;
       return false;
     }
-    int slot = Slots.slotOf(e);
+    int slot = BlockStates.slotOf(e);
     this.block = block;
     entry = e;
     chunk = slots.chunkOf(slot);

@@ -1,20 +1,24 @@
 package dev.pread.cache;
 
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongConsumer;
 
 /**
  * Chooses which block to reuse on a miss: CLOCK with a two-bit use count per block, under one lock
  * that only misses take, and (by default) frequency admission with a small window, after
  * W-TinyLFU.
  *
- * <p>A block enters with count 0. A hit raises the count by one, up to 3, with a plain write that
- * is skipped once the count is 3, so hot blocks cost hits no write at all (lost updates between
- * racing hits only make a count lower). On a miss the hand moves over the blocks: a block whose
- * count is above 0 loses one and is passed; the first unpinned block at 0 is the victim. A block
- * read once is therefore reused one turn of the hand after it came in, while a block read a few
- * times survives three turns without another hit: a scan of once-read blocks goes through the
- * blocks that scans brought in, not through the hot set. Inputs opened for merges or reading once
- * do not insert at all (see {@link CachedFile}).
+ * <p>A block enters with count 0. A hit raises the count by one, up to 3. Hits take no lock: a
+ * hit on a block whose count is below 3 records itself in a {@link HitBuffer}, and whoever next
+ * takes the lock (a miss, before it chooses) applies the records; a hit on a block at 3 writes
+ * nothing, so hot blocks cost hits no write at all (records the lossy buffer drops only make a
+ * count lower). Use counts, the sketch and everything else here are written only under the lock;
+ * slot states and table entries only through {@link BlockStates}. On a miss the hand moves over
+ * the blocks: a block whose count is above 0 loses one and is passed; the first unpinned block at
+ * 0 is the victim. A block read once is therefore reused one turn of the hand after it came in,
+ * while a block read a few times survives three turns without another hit: a scan of once-read
+ * blocks goes through the blocks that scans brought in, not through the hot set. Inputs opened
+ * for merges or reading once do not insert at all (see {@link CachedFile}).
  *
  * <p><b>Admission</b> (on by default, {@link BlockCache.Builder#frequencyAdmission}): a {@link
  * FrequencySketch} counts each block's recent uses (every demand miss, and each hit that raises a
@@ -37,28 +41,24 @@ import java.util.concurrent.locks.ReentrantLock;
 final class ClockPolicy {
   private static final int MAX_USE = 3;
 
-  /** {@link #claimRun} found the first block less used than the block it would evict. */
-  static final int REJECTED = -1;
-
   /** The window's share of the blocks, in percent (see the class comment). */
   static final int WINDOW_PERCENT = 1;
 
-  /** {@link #claimSlot} result: every slot is pinned or loading. */
-  private static final long BUSY = -1;
-
-  /** {@link #claimSlot} result: the candidate lost to the victim (see the class comment). */
-  private static final long LOST = -2;
-
-  private final Slots slots;
+  private final BlockStates states;
+  private final int count;
   private final CacheCounters counters;
   private final ReentrantLock lock = new ReentrantLock();
-  /** The file and block each slot holds; written under the lock, read by eviction only. */
+  /** Hits not yet applied; drained by whoever takes the lock. */
+  private final HitBuffer hits = new HitBuffer();
+  /** Applies one drained hit; made once so that a drain allocates nothing. */
+  private final LongConsumer applyHit = this::applyHit;
+  /** The file and block each slot holds; guarded by lock. */
   private final FileBlocks[] owners;
 
   private final int[] ownerBlocks;
-  /** Use counts; racy plain bytes (see the class comment). */
+  /** Use counts; written under the lock, read by hits without it (a racy, harmless read). */
   private final byte[] uses;
-  /** Recent uses per block, or null without admission. */
+  /** Recent uses per block, or null without admission. Guarded by lock. */
   private final FrequencySketch sketch;
   /**
    * The window (with admission): slots that blocks refused by the main part enter, in a ring
@@ -75,115 +75,151 @@ final class ClockPolicy {
   private final int[] free;
   private int freeCount;
 
-  ClockPolicy(Slots slots, CacheCounters counters, boolean admission) {
-    this.slots = slots;
-    this.sketch = admission ? new FrequencySketch(slots.count) : null;
-    int windowSize = admission ? (int) Math.max(1, (long) slots.count * WINDOW_PERCENT / 100) : 0;
+  ClockPolicy(BlockStates states, CacheCounters counters, boolean admission) {
+    this.states = states;
+    this.count = states.count;
+    this.sketch = admission ? new FrequencySketch(count) : null;
+    int windowSize = admission ? (int) Math.max(1, (long) count * WINDOW_PERCENT / 100) : 0;
     this.window = new int[windowSize];
-    this.inWindow = new boolean[admission ? slots.count : 0];
+    this.inWindow = new boolean[admission ? count : 0];
     this.counters = counters;
-    this.owners = new FileBlocks[slots.count];
-    this.ownerBlocks = new int[slots.count];
-    this.uses = new byte[slots.count];
-    this.free = new int[slots.count];
+    this.owners = new FileBlocks[count];
+    this.ownerBlocks = new int[count];
+    this.uses = new byte[count];
+    this.free = new int[count];
   }
 
-  /** Heap bytes of this policy's arrays (references counted as 8 bytes) and sketch. */
+  /** Heap bytes of this policy's arrays (references counted as 8 bytes), sketch and hit buffer. */
   long bytes() {
-    return (long) slots.count * (8 + 4 + 1 + 4)
+    return (long) count * (8 + 4 + 1 + 4)
+        + hits.bytes()
         + (sketch == null ? 0 : sketch.bytes() + inWindow.length + 4L * window.length);
   }
 
-  /** Records a hit on {@code slot}, which holds block {@code block} of {@code file}. */
-  void touch(int slot, FileBlocks file, int block) {
+  /**
+   * Records a hit on the block whose (loaded) table entry is {@code entry}, to be applied when the
+   * lock is next taken. Takes no lock, allocates nothing, and writes nothing for a block whose use
+   * count is at its maximum already.
+   */
+  void touch(long entry) {
+    if (uses[BlockStates.slotOf(entry)] < MAX_USE) {
+      hits.offer(entry);
+    }
+  }
+
+  /**
+   * Applies a hit drained from the buffer, if its block is still in its slot: one more use, up to
+   * the maximum, and (with admission) one more in the sketch while the use count rises. Caller
+   * holds the lock.
+   */
+  private void applyHit(long entry) {
+    int slot = BlockStates.slotOf(entry);
+    if (owners[slot] == null || states.generation(slot) != BlockStates.generationOf(entry)) {
+      return; // gone since
+    }
     byte u = uses[slot];
     if (u < MAX_USE) {
       uses[slot] = (byte) (u + 1);
       if (sketch != null) {
-        sketch.increment(file.sketchKey(block));
+        sketch.increment(owners[slot].sketchKey(ownerBlocks[slot]));
       }
+    }
+  }
+
+  /** Takes the lock and applies the hits recorded since it was last taken. */
+  private void lockAndDrain() {
+    lock.lock();
+    try {
+      hits.drain(applyHit);
+    } catch (Throwable t) {
+      lock.unlock();
+      throw t;
     }
   }
 
   /**
    * Claims up to {@code max} slots for the blocks {@code first, first + 1, ...} of {@code file}
    * that are missing, stopping at the first block present, and installs them in the file's table
-   * as loading. Blocks in {@code out} are then owned by the caller, who must {@link
+   * as loading. The blocks claimed are then owned by the caller, who must {@link
    * FileBlocks#finishLoad} them.
    *
    * <p>A demand load (a reader needs the blocks) counts each block as a use, and with admission
    * stops at the first block that lost to its victim; a prefetch does neither.
    *
-   * @return how many blocks were claimed: 0 if {@code first} is present, or if no slot is free and
-   *     none can be evicted (every block pinned or loading); {@link #REJECTED} if admission refused
-   *     {@code first}
+   * @return the run claimed; if it is empty, its {@link Run#outcome} says why: {@link
+   *     Outcome#PRESENT} if {@code first} is cached or loading, {@link Outcome#BUSY} if every slot
+   *     is pinned or loading, {@link Outcome#REJECTED} if admission refused {@code first}
    */
-  int claimRun(FileBlocks file, int first, int max, int[] outSlots, int[] outGenerations, boolean demand) {
-    lock.lock();
+  Run claimRun(FileBlocks file, int first, int max, boolean demand) {
+    Run run = new Run(file, first, max);
+    lockAndDrain();
     try {
       int n = 0;
       while (n < max && file.entry(first + n) == 0) {
         boolean admit = demand && sketch != null;
         long key = admit ? file.sketchKey(first + n) : 0;
-        long claimed = claimSlot(admit, key);
-        if (admit && (claimed >= 0 || n == 0)) {
+        long claim = claimSlot(admit, key);
+        if (admit && (Outcome.isEntry(claim) || n == 0)) {
           // counted once: a block after the first that is not claimed is counted by its own load
           sketch.increment(key);
         }
-        if (claimed == LOST && n == 0) {
-          return REJECTED;
-        }
-        if (claimed < 0) {
+        if (!Outcome.isEntry(claim)) {
+          if (n == 0) {
+            run.outcome = claim;
+          }
           break;
         }
-        int slot = (int) (claimed >>> 32);
-        int generation = (int) claimed;
-        if (!file.install(first + n, Slots.entry(slot, generation))) {
+        int slot = BlockStates.slotOf(claim);
+        if (!states.install(file, first + n, claim)) {
           // cannot happen while we hold the lock (installs take it), but never leak a slot
-          releaseClaimed(slot, generation);
+          releaseClaimed(slot, BlockStates.generationOf(claim));
           break;
         }
         owners[slot] = file;
         ownerBlocks[slot] = first + n;
         uses[slot] = 0;
-        outSlots[n] = slot;
-        outGenerations[n] = generation;
-        n++;
+        run.claims[n] = claim;
+        run.count = ++n;
       }
-      return n;
+      return run;
+    } catch (Throwable t) {
+      // Nothing may stay claimed that the caller does not know of.
+      for (int i = 0; i < run.count; i++) {
+        releaseInstalled(run.file, run.first + i, run.claims[i]);
+      }
+      run.count = 0;
+      throw t;
     } finally {
       lock.unlock();
     }
   }
 
   /**
-   * A free or evicted slot, claimed: {@code slot << 32 | generation}; {@link #BUSY} if every slot
-   * is pinned or loading; {@link #LOST} if {@code admit} and the block with sketch key {@code key}
-   * was not used more often than the victim. Caller holds the lock.
+   * A free or evicted slot, claimed (a loading entry); {@link Outcome#BUSY} if every slot is
+   * pinned or loading; {@link Outcome#REJECTED} if {@code admit} and the block with sketch key
+   * {@code key} was not used more often than the victim. Caller holds the lock.
    */
   private long claimSlot(boolean admit, long key) {
     while (freeCount > 0) {
-      int slot = free[--freeCount];
-      long generation = slots.tryClaim(slot);
-      if (generation >= 0) {
-        return ((long) slot << 32) | generation;
+      long claim = states.claimFree(free[--freeCount]);
+      if (Outcome.isEntry(claim)) {
+        return claim;
       }
     }
-    if (neverUsed < slots.count) {
-      int slot = neverUsed++;
-      long generation = slots.tryClaim(slot);
-      if (generation >= 0) {
-        return ((long) slot << 32) | generation;
+    if (neverUsed < count) {
+      long claim = states.claimFree(neverUsed++);
+      if (Outcome.isEntry(claim)) {
+        return claim;
       }
     }
     // Every block loses one use per turn, so within MAX_USE + 1 turns a block that is not pinned
     // or loading reaches 0.
-    long limit = (long) slots.count * (MAX_USE + 2);
+    long limit = (long) count * (MAX_USE + 2);
     // This miss is counted after the choice: it raises the candidate's estimate by one.
     int candidate = admit ? Math.min(15, sketch.frequency(key) + 1) : 0;
     for (long step = 0; step < limit; step++) {
       int slot = hand;
-      hand = slot + 1 == slots.count ? 0 : slot + 1;
+      hand = slot + 1 == count ? 0 : slot + 1;
       // The compact arrays first: the hand may pass many used blocks, and each state word is on a
       // cache line of its own.
       if (owners[slot] == null || (admit && inWindow[slot])) {
@@ -193,19 +229,19 @@ final class ClockPolicy {
         uses[slot]--;
         continue;
       }
-      long state = slots.state(slot);
-      if ((state & (Slots.PINS | Slots.LOADING)) != 0) {
+      long state = states.state(slot);
+      if ((state & (BlockStates.PINS | BlockStates.LOADING)) != 0) {
         continue; // busy
       }
       if (admit && candidate <= frequency(slot)) {
         return enterWindow(slot, state);
       }
-      long claimed = evict(slot, state);
-      if (claimed >= 0) {
-        return claimed;
+      long claim = evict(slot, state);
+      if (Outcome.isEntry(claim)) {
+        return claim;
       }
     }
-    return BUSY;
+    return Outcome.BUSY;
   }
 
   /** The sketch's estimate for the block in {@code slot}. Caller holds the lock. */
@@ -216,18 +252,15 @@ final class ClockPolicy {
   /**
    * Evicts the block in {@code slot}, whose state word was {@code state}, and claims the slot.
    *
-   * @return {@code slot << 32 | generation}, or -1 if it was pinned since
+   * @return the claim, or {@link Outcome#BUSY} if it was pinned since
    */
   private long evict(int slot, long state) {
-    int oldGeneration = (int) (state >>> 32);
-    long generation = slots.tryClaim(slot, oldGeneration);
-    if (generation < 0) {
-      return -1;
+    long claim = states.claimFrom(slot, (int) (state >>> 32), owners[slot], ownerBlocks[slot]);
+    if (Outcome.isEntry(claim)) {
+      owners[slot] = null;
+      counters.evictions.increment();
     }
-    owners[slot].clear(ownerBlocks[slot], Slots.entry(slot, oldGeneration));
-    owners[slot] = null;
-    counters.evictions.increment();
-    return ((long) slot << 32) | generation;
+    return claim;
   }
 
   /**
@@ -238,56 +271,69 @@ final class ClockPolicy {
    * slot, now the window's); else it is evicted and the newcomer gets its slot. Caller holds the
    * lock.
    *
-   * @return the claimed slot, or {@link #LOST} if the slot to reuse is busy
+   * @return the claim, or {@link Outcome#REJECTED} if the slot to reuse is busy
    */
   private long enterWindow(int victim, long victimState) {
     if (windowCount < window.length) {
-      long claimed = evict(victim, victimState);
-      if (claimed < 0) {
-        return LOST;
+      long claim = evict(victim, victimState);
+      if (!Outcome.isEntry(claim)) {
+        return Outcome.REJECTED;
       }
       inWindow[victim] = true;
       window[windowCount++] = victim;
-      return claimed;
+      return claim;
     }
     int oldest = window[windowHand];
-    long oldestState = slots.state(oldest);
-    if (owners[oldest] == null || (oldestState & (Slots.PINS | Slots.LOADING)) != 0) {
-      return LOST; // busy, or freed and on the free list: read around this time
+    long oldestState = states.state(oldest);
+    if (owners[oldest] == null || (oldestState & (BlockStates.PINS | BlockStates.LOADING)) != 0) {
+      return Outcome.REJECTED; // busy, or freed and on the free list: read around this time
     }
-    long claimed;
+    long claim;
     if (frequency(oldest) > frequency(victim)) {
-      claimed = evict(victim, victimState);
-      if (claimed < 0) {
-        return LOST;
+      claim = evict(victim, victimState);
+      if (!Outcome.isEntry(claim)) {
+        return Outcome.REJECTED;
       }
       inWindow[oldest] = false;
       inWindow[victim] = true;
       window[windowHand] = victim;
     } else {
-      claimed = evict(oldest, oldestState);
-      if (claimed < 0) {
-        return LOST;
+      claim = evict(oldest, oldestState);
+      if (!Outcome.isEntry(claim)) {
+        return Outcome.REJECTED;
       }
     }
     windowHand = windowHand + 1 == windowCount ? 0 : windowHand + 1;
-    return claimed;
+    return claim;
   }
 
-  /** Returns a slot claimed by {@link #claimRun} whose load failed or was not needed. */
-  void release(int slot, int generation) {
-    lock.lock();
+  /**
+   * Gives up the claim {@code claim} on {@code block} of {@code file}, made by {@link #claimRun},
+   * whose load failed or was not made: its entry is cleared and its slot freed.
+   */
+  void release(FileBlocks file, int block, long claim) {
+    lockAndDrain();
     try {
-      releaseClaimed(slot, generation);
+      releaseInstalled(file, block, claim);
     } finally {
       lock.unlock();
     }
   }
 
+  private void releaseInstalled(FileBlocks file, int block, long claim) {
+    int slot = BlockStates.slotOf(claim);
+    states.abandon(file, block, claim);
+    freed(slot);
+  }
+
   private void releaseClaimed(int slot, int generation) {
+    states.abandon(slot, generation);
+    freed(slot);
+  }
+
+  private void freed(int slot) {
     owners[slot] = null;
     uses[slot] = 0;
-    slots.abandon(slot, generation);
     free[freeCount++] = slot;
   }
 
@@ -296,20 +342,18 @@ final class ClockPolicy {
    * Blocks pinned or loading at this moment are left to the hand.
    */
   void invalidate(FileBlocks file) {
-    lock.lock();
+    lockAndDrain();
     try {
       for (int block = 0; block < file.blockCount; block++) {
         long entry = file.entry(block);
         if (entry == 0) {
           continue;
         }
-        int slot = Slots.slotOf(entry);
-        long generation = slots.tryClaim(slot, Slots.generationOf(entry));
-        if (generation < 0) {
-          continue;
+        int slot = BlockStates.slotOf(entry);
+        long claim = states.claimFrom(slot, BlockStates.generationOf(entry), file, block);
+        if (Outcome.isEntry(claim)) {
+          releaseClaimed(slot, BlockStates.generationOf(claim));
         }
-        file.clear(block, entry);
-        releaseClaimed(slot, (int) generation);
       }
     } finally {
       lock.unlock();
@@ -318,7 +362,7 @@ final class ClockPolicy {
 
   /** Blocks holding data (or being loaded): not free. */
   int residentBlocks() {
-    lock.lock();
+    lockAndDrain();
     try {
       return neverUsed - freeCount;
     } finally {

@@ -6,36 +6,29 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 
 /**
  * One open file's blocks in a {@link BlockCache}: the file, opened once however many {@link
  * CachedFile}s read it, and a table from block number to cache slot.
  *
- * <p><b>Table.</b> One {@code long} per block of the file: 0 when the block is not cached, else
- * {@link Slots#entry(int, int) slot and generation}, marked {@link Slots#loaded loaded} once the
- * contents are in. Entries go from 0 to a slot only under the policy's lock ({@link
- * ClockPolicy#claimRun}), and back to 0 by a CAS from the exact entry, so a block has at most one
- * slot and a slot serves at most one block. Whoever claims a slot clears the entry of the block it
- * held before anything writes the slot's memory: an entry that is still the same after a read of
- * the slot's memory proves the read saw that block ({@link #holds}).
+ * <p><b>Table.</b> One {@code long} per block of the file: 0 when the block is not cached, else an
+ * entry naming its slot and generation, marked loaded once the contents are in. Only {@link
+ * BlockStates} writes it; its implementation notes give the protocol.
  *
  * <p><b>Hit:</b> read the entry, pin the slot at that generation, copy, unpin; or, for a {@link
- * BlockReader}, read the memory in place and check the entry again. No lock, no allocation. A pin
- * that fails because the generation moved on means the slot was reused: the entry is stale, and is
- * cleared if nobody has yet.
+ * BlockReader}, read the memory in place and check the entry again ({@link #holds}). No lock, no
+ * allocation; the hit is recorded for the policy ({@link ClockPolicy#touch}). A pin that fails
+ * because the generation moved on means the slot was reused: the entry is stale.
  *
  * <p><b>Miss:</b> the reader claims slots for the run of missing blocks its read needs (at most
- * {@link NativeFile#MAX_VECTOR}), installs them as loading, reads them with one vectored {@code
- * preadv}, and publishes them. Another reader missing the same block finds it loading and waits for
- * that read instead of making its own. Prefetch claims the same way on the caller's thread and
- * reads on the {@link Prefetcher}'s.
+ * {@link NativeFile#MAX_VECTOR}) from the policy, which installs them as loading, reads them with
+ * one vectored {@code preadv}, and publishes them. Another reader missing the same block finds it
+ * loading and waits for that read instead of making its own. Prefetch claims the same way on the
+ * caller's thread and reads on the {@link Prefetcher}'s.
  *
  * <p>Thread-safe.
  */
 final class FileBlocks {
-  private static final VarHandle TABLE = MethodHandles.arrayElementVarHandle(long[].class);
   private static final String DEMAND = "demand", PREFETCH = "prefetch", AROUND = "read-around", REFUSED = "refused";
 
   final BlockCache cache;
@@ -48,12 +41,14 @@ final class FileBlocks {
 
   private final long id = IDS.incrementAndGet();
   private final Slots slots;
+  private final BlockStates states;
   private final ScratchBuffers scratch;
   private final ClockPolicy policy;
   private final CacheCounters counters;
   private final int blockShift;
   private final int blockSize;
-  private final long[] table;
+  /** The table; written only by {@link BlockStates}. */
+  final long[] table;
 
   /** Handles open on this file; guarded by the cache's registry. */
   int references = 1;
@@ -64,6 +59,7 @@ final class FileBlocks {
     this.key = key;
     this.size = file.size();
     this.slots = cache.slots;
+    this.states = cache.states;
     this.scratch = cache.scratch;
     this.policy = cache.policy;
     this.counters = cache.counters;
@@ -82,34 +78,14 @@ final class FileBlocks {
     return FrequencySketch.key(id, block);
   }
 
+  /** The entry of {@code block}, read with acquire. */
   long entry(int block) {
-    return (long) TABLE.getAcquire(table, block);
+    return BlockStates.entry(table, block);
   }
 
-  boolean install(int block, long entry) {
-    return TABLE.compareAndSet(table, block, 0L, entry);
-  }
-
-  /** Clears the entry of {@code block} if it names {@code expected}'s slot and generation. */
-  void clear(int block, long expected) {
-    long current = entry(block);
-    if (current != 0 && Slots.sameBlock(current, expected)) {
-      TABLE.compareAndSet(table, block, current, 0L);
-    }
-  }
-
-  /**
-   * True if {@code block}'s entry is still {@code entry}: then its slot has not been claimed for
-   * other contents since the entry was read, since a claim clears the entry (under the policy's
-   * lock) before the slot's memory is written. The check that makes an unpinned read of the slot's
-   * memory valid ({@link BlockReader}): call it after reading; bytes read before a false answer
-   * may be the slot's next contents and must be discarded.
-   */
+  /** True if {@code block}'s entry is still {@code entry}; see {@link BlockStates#holds}. */
   boolean holds(int block, long entry) {
-    // Orders the caller's reads of the block before this read of the entry (as StampedLock's
-    // validate does); opaque so that the JIT reads the entry again on every call.
-    VarHandle.acquireFence();
-    return (long) TABLE.getOpaque(table, block) == entry;
+    return BlockStates.holds(table, block, entry);
   }
 
   /**
@@ -141,10 +117,10 @@ final class FileBlocks {
       int inBlock = (int) (p & (blockSize - 1));
       int len = Math.min(n - done, blockSize - inBlock);
       if (insert && block > loadedThrough && entry(block) == 0) {
-        int loaded = load(block, lastBlock);
-        if (loaded > 0) {
-          loadedThrough = block + loaded - 1;
-        } else if (loaded == REJECTED) {
+        Run run = load(block, lastBlock);
+        if (run.count > 0) {
+          loadedThrough = block + run.count - 1;
+        } else if (run.outcome == Outcome.REJECTED) {
           done += readAround(block, inBlock, dst, offset + done, len, block, true);
           continue;
         }
@@ -172,74 +148,67 @@ final class FileBlocks {
         if (!insert) {
           return readAround(block, inBlock, dst, offset, remaining, lastBlock, false);
         }
-        int count = load(block, lastBlock);
-        if (count < 0) {
+        Run run = load(block, lastBlock);
+        if (run.count == 0 && run.outcome != Outcome.PRESENT) {
           // refused by admission, or every slot busy
-          return readAround(block, inBlock, dst, offset, len, block, count == REJECTED);
+          return readAround(block, inBlock, dst, offset, len, block, run.outcome == Outcome.REJECTED);
         }
-        loadedHere |= count > 0;
+        loadedHere |= run.count > 0;
         continue;
       }
-      int slot = Slots.slotOf(e);
-      int generation = Slots.generationOf(e);
-      int outcome = slots.tryPin(slot, generation);
-      if (outcome == Slots.PINNED) {
+      int slot = BlockStates.slotOf(e);
+      int generation = BlockStates.generationOf(e);
+      int outcome = states.tryPin(slot, generation);
+      if (outcome == BlockStates.PINNED) {
         try {
           MemorySegment.copy(
               slots.chunkOf(slot), ValueLayout.JAVA_BYTE, slots.offsetInChunk(slot) + inBlock, dst, offset, len);
         } finally {
-          slots.unpin(slot);
+          states.unpin(slot);
         }
         if (!loadedHere) {
           counters.hits.increment();
           if (insert) {
-            policy.touch(slot, this, block);
+            policy.touch(e);
           }
         }
         return len;
-      } else if (outcome == Slots.BUSY_LOADING) {
-        slots.awaitLoaded(slot, generation);
+      } else if (outcome == BlockStates.BUSY_LOADING) {
+        states.awaitLoaded(slot, generation);
       } else {
-        clear(block, e); // the slot was reused: this entry is stale
+        states.clearStale(this, block, e); // the slot was reused: this entry is stale
       }
     }
   }
-
-  /** {@link #acquire} result: no slot could be had, every one pinned or loading. */
-  static final long NO_SLOT = 0;
-
-  /** {@link #acquire} result: admission refused the block. Never an entry (slot + 1 is never 0). */
-  static final long REFUSED_ENTRY = Long.MIN_VALUE;
 
   /**
    * Makes {@code block} cached and loaded, loading it if it is missing, for a reader that reads its
    * memory in place ({@link BlockReader}). Counts a hit (and a use) if it was cached already.
    *
-   * @return the block's {@link Slots#entry entry}, whose generation was loaded when this looked;
-   *     or {@link #NO_SLOT} or {@link #REFUSED_ENTRY} when the block cannot be cached now: read it
-   *     with {@link #readUncached}
+   * @return the block's table entry, whose generation was loaded when this looked (an {@link
+   *     Outcome#isEntry entry}); or {@link Outcome#BUSY} or {@link Outcome#REJECTED} when the
+   *     block cannot be cached now: read it with {@link #readUncached}
    */
   long acquire(int block) throws IOException {
     boolean loadedHere = false;
     while (true) {
       long e = entry(block);
       if (e == 0) {
-        int count = load(block, block);
-        if (count < 0) {
-          return count == REJECTED ? REFUSED_ENTRY : NO_SLOT;
+        Run run = load(block, block);
+        if (run.count == 0 && run.outcome != Outcome.PRESENT) {
+          return run.outcome;
         }
-        loadedHere |= count > 0;
+        loadedHere |= run.count > 0;
         continue;
       }
-      int slot = Slots.slotOf(e);
-      if (Slots.isLoaded(e)) {
+      if (BlockStates.isLoaded(e)) {
         if (!loadedHere) {
           counters.hits.increment();
-          policy.touch(slot, this, block);
+          policy.touch(e);
         }
         return e;
       }
-      slots.awaitLoaded(slot, Slots.generationOf(e));
+      states.awaitLoaded(BlockStates.slotOf(e), BlockStates.generationOf(e));
       if (entry(block) == e) {
         // Should not last: a loader marks its entry loaded, or clears it on failure, before its
         // state changes. Look again rather than rely on that.
@@ -255,48 +224,52 @@ final class FileBlocks {
   void readUncached(long position, byte[] dst, int offset, int len, long why) throws IOException {
     int block = (int) (position >>> blockShift);
     int inBlock = (int) (position & (blockSize - 1));
-    readAround(block, inBlock, dst, offset, len, block, why == REFUSED_ENTRY);
+    readAround(block, inBlock, dst, offset, len, block, why == Outcome.REJECTED);
   }
-
-  /** {@link #load} result: admission refused the block; it is a miss, read around the cache. */
-  private static final int REJECTED = -2;
 
   /**
    * Loads the missing run of blocks from {@code first} to at most {@code last}.
    *
-   * @return blocks loaded, 0 if {@code first} turned out to be present, -1 if no slot was free,
-   *     {@link #REJECTED} if admission refused {@code first}
+   * @return the run loaded; if it is empty, its outcome says why: {@link Outcome#PRESENT} if
+   *     {@code first} turned out to be cached or loading (look again), {@link Outcome#BUSY} if no
+   *     slot was free, {@link Outcome#REJECTED} if admission refused {@code first}
    */
-  private int load(int first, int last) throws IOException {
+  private Run load(int first, int last) throws IOException {
     int max = Math.min(last - first + 1, NativeFile.MAX_VECTOR);
-    int[] slotsOut = new int[max];
-    int[] generations = new int[max];
-    int n = policy.claimRun(this, first, max, slotsOut, generations, true);
-    if (n == ClockPolicy.REJECTED) {
-      return REJECTED;
+    Run run = policy.claimRun(this, first, max, true);
+    if (run.count == 0) {
+      if (run.outcome == Outcome.BUSY && entry(first) != 0) {
+        run.outcome = Outcome.PRESENT; // another reader installed it meanwhile
+      }
+      return run;
     }
-    if (n == 0) {
-      return entry(first) != 0 ? 0 : -1;
-    }
-    counters.misses.add(n);
-    finishLoad(first, n, slotsOut, generations, DEMAND);
-    return n;
+    finishLoad(run, DEMAND);
+    return run;
   }
 
   /**
-   * Reads claimed blocks {@code first .. first + n - 1} into their slots and publishes them, or, on
-   * failure, clears them and frees their slots and rethrows.
+   * Reads the claimed blocks of {@code run} into their slots and publishes them, or, on failure,
+   * gives them up (clears their entries, frees their slots) and rethrows. Whatever is thrown, from
+   * its first statement on (an {@link OutOfMemoryError} allocating the event included), the
+   * blocks are either published or given up: nobody is left waiting on a load that is not being
+   * made. A demand load ({@code kind} {@link #DEMAND}) counts its blocks as misses.
    */
-  void finishLoad(int first, int n, int[] slotsIn, int[] generations, String kind) throws IOException {
-    BlockLoadEvent event = new BlockLoadEvent();
-    event.begin();
+  void finishLoad(Run run, String kind) throws IOException {
     boolean ok = false;
     long got = 0;
+    int first = run.first;
+    int n = run.count;
     long position = (long) first << blockShift;
+    BlockLoadEvent event = null;
     try {
+      if (kind == DEMAND) {
+        counters.misses.add(n);
+      }
+      event = new BlockLoadEvent();
+      event.begin();
       MemorySegment[] segments = new MemorySegment[n];
       for (int i = 0; i < n; i++) {
-        segments[i] = slots.segment(slotsIn[i]);
+        segments[i] = slots.segment(BlockStates.slotOf(run.claims[i]));
       }
       got = file.readInto(position, segments, n);
       counters.bytesRead.add(got);
@@ -305,22 +278,17 @@ final class FileBlocks {
         throw shrunk(position + got);
       }
       for (int i = 0; i < n; i++) {
-        // The entry first: a slot can be evicted (its entry cleared) only once its state is
-        // published, so the entry is still the loading one here, and never marked loaded after
-        // it was cleared.
-        long e = Slots.entry(slotsIn[i], generations[i]);
-        TABLE.compareAndSet(table, first + i, e, Slots.loaded(e));
-        slots.publish(slotsIn[i], generations[i]);
+        states.publish(this, first + i, run.claims[i]);
       }
       ok = true;
     } catch (IllegalStateException e) {
       throw cache.closedException(e, file.path());
     } finally {
       if (!ok) {
+        abandon(run);
         counters.loadFailures.increment();
-        abandon(first, n, slotsIn, generations);
       }
-      if (event.shouldCommit()) {
+      if (event != null && event.shouldCommit()) {
         event.path = file.path().toString();
         event.offset = position;
         event.bytes = got;
@@ -338,11 +306,10 @@ final class FileBlocks {
         file.path() + ": read past EOF at offset " + offset + " (the file is shorter than its size at open, " + size + ")");
   }
 
-  /** Gives up claimed blocks: clears their entries (waiters look again) and frees their slots. */
-  private void abandon(int first, int n, int[] slotsIn, int[] generations) {
-    for (int i = 0; i < n; i++) {
-      clear(first + i, Slots.entry(slotsIn[i], generations[i]));
-      policy.release(slotsIn[i], generations[i]);
+  /** Gives up the claimed blocks of {@code run}: clears their entries and frees their slots. */
+  private void abandon(Run run) {
+    for (int i = 0; i < run.count; i++) {
+      policy.release(this, run.first + i, run.claims[i]);
     }
   }
 
@@ -441,10 +408,31 @@ final class FileBlocks {
           return;
         }
       }
-      int[] slotsOut = new int[want];
-      int[] generations = new int[want];
-      int n = policy.claimRun(this, block, want, slotsOut, generations, false);
-      prefetcher.release(want - n);
+      Run run = null;
+      int n = 0;
+      PrefetchTask task = null;
+      boolean submitted = false;
+      boolean dropped = false;
+      try {
+        run = policy.claimRun(this, block, want, false);
+        n = run.count;
+        if (n > 0) {
+          task = new PrefetchTask(run);
+          submitted = prefetcher.submit(task);
+        }
+      } finally {
+        // Whatever failed between the claim and the hand-off, the claimed blocks and the room
+        // under the cap go back, unless the task got to run after all (see Prefetcher#submit).
+        if (!submitted && (task == null || task.cancel())) {
+          dropped = true;
+          prefetcher.release(want);
+          if (n > 0) {
+            abandon(run);
+          }
+        } else {
+          prefetcher.release(want - n);
+        }
+      }
       if (n == 0) {
         if (entry(block) == 0) {
           counters.prefetchDropped.increment(); // every slot busy
@@ -454,30 +442,49 @@ final class FileBlocks {
         block++;
         continue;
       }
-      int start = block;
-      Runnable task =
-          () -> {
-            try {
-              if (cache.isClosed()) {
-                abandon(start, n, slotsOut, generations); // closing: do not start reads
-                counters.prefetchDropped.add(n);
-              } else {
-                finishLoad(start, n, slotsOut, generations, PREFETCH);
-              }
-            } catch (IOException | RuntimeException e) {
-              // a hint: a reader that needs these blocks will load them and see the error itself
-            } finally {
-              prefetcher.release(n);
-            }
-          };
-      if (prefetcher.submit(task)) {
-        counters.prefetchSubmitted.add(n);
-      } else {
-        prefetcher.release(n);
+      if (dropped) {
         counters.prefetchDropped.add(n);
-        abandon(start, n, slotsOut, generations);
+      } else {
+        counters.prefetchSubmitted.add(n);
       }
       block += n;
+    }
+  }
+
+  /**
+   * A prefetch load of claimed blocks, run by the pool. Exactly one of {@link #run} and {@link
+   * #cancel} gets to act, so a task that reached the pool's queue although its submission failed
+   * (and whose blocks the submitter gave up) does nothing if it runs later.
+   */
+  private final class PrefetchTask extends java.util.concurrent.atomic.AtomicBoolean implements Runnable {
+    private final Run run;
+
+    PrefetchTask(Run run) {
+      this.run = run;
+    }
+
+    /** True if this task will never run: its blocks are the caller's to give up. */
+    boolean cancel() {
+      return compareAndSet(false, true);
+    }
+
+    @Override
+    public void run() {
+      if (!compareAndSet(false, true)) {
+        return; // cancelled: the submitter gave the blocks up
+      }
+      try {
+        if (cache.isClosed()) {
+          abandon(run); // closing: do not start reads
+          counters.prefetchDropped.add(run.count);
+        } else {
+          finishLoad(run, PREFETCH);
+        }
+      } catch (IOException | RuntimeException e) {
+        // a hint: a reader that needs these blocks will load them and see the error itself
+      } finally {
+        cache.prefetcher.release(run.count);
+      }
     }
   }
 }

@@ -11,9 +11,9 @@ package dev.pread.cache;
  * table has one word (16 counters) per cache block, rounded up to a power of two, and the sample
  * period is ten times the number of blocks.
  *
- * <p><b>Thread-safety:</b> racy by design. Counters are read and written with plain accesses, from
- * hits without a lock; an increment lost to a race, or one lost to a concurrent halving, only makes
- * an estimate lower. No access can fail or see anything but some counter value from 0 to 15.
+ * <p><b>Thread-safety:</b> not thread-safe. {@link ClockPolicy} uses it under its lock only: hits
+ * reach it through a {@link HitBuffer} drained under that lock, so the halving (a walk over the
+ * whole table) never runs on a reader's thread.
  *
  * <p>Caffeine has a sketch of this kind, but internal to its cache; this one is sized and keyed
  * for blocks.

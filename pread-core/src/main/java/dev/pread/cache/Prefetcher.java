@@ -5,8 +5,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedTransferQueue;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -31,12 +33,25 @@ final class Prefetcher {
   private final AtomicInteger inFlight = new AtomicInteger();
   /** The pool's threads, so that close can wait for them to end (ended ones are pruned). */
   private final Set<Thread> workers = ConcurrentHashMap.newKeySet();
+  private static final System.Logger LOG = System.getLogger(BlockCache.class.getName());
+
+  private final ThreadFactory newThread;
+  private final AtomicBoolean startFailureLogged = new AtomicBoolean();
   private volatile ThreadPoolExecutor pool;
   private volatile boolean closed;
 
   Prefetcher(int threads, int maxInFlight) {
+    this(threads, maxInFlight, Thread::new);
+  }
+
+  /**
+   * A prefetcher whose pool makes its threads with {@code newThread} (which this names and makes
+   * daemon): a seam for tests of a thread that cannot be started.
+   */
+  Prefetcher(int threads, int maxInFlight, ThreadFactory newThread) {
     this.threads = threads;
     this.maxInFlight = maxInFlight;
+    this.newThread = newThread;
   }
 
   /** Reserves room for {@code blocks} in flight; false (and nothing reserved) at the cap. */
@@ -60,20 +75,45 @@ final class Prefetcher {
     return inFlight.get();
   }
 
-  /** Runs {@code task} on the pool; false if the pool is closed. Never blocks. */
+  /**
+   * Runs {@code task} on the pool; false if it cannot be started: the pool is closed, or it could
+   * not make a thread ({@code OutOfMemoryError: unable to create native thread} under a process
+   * limit, logged once). Never blocks and never throws for a task that cannot start.
+   *
+   * <p>A task may reach the pool's queue even when this returns false (the pool queues it and then
+   * fails to start a thread for it): the caller must make sure such a task does nothing if it runs
+   * later ({@link FileBlocks} tasks are claimed by exactly one of runner and canceller).
+   */
   boolean submit(Runnable task) {
-    ExecutorService p = pool;
-    if (p == null) {
-      p = startPool();
-      if (p == null) {
-        return false;
-      }
-    }
     try {
+      ExecutorService p = pool;
+      if (p == null) {
+        p = startPool();
+        if (p == null) {
+          return false;
+        }
+      }
       p.execute(task);
       return true;
     } catch (RejectedExecutionException e) {
+      return false; // closed
+    } catch (RuntimeException | OutOfMemoryError e) {
+      logStartFailure(e);
       return false;
+    }
+  }
+
+  private void logStartFailure(Throwable e) {
+    if (startFailureLogged.compareAndSet(false, true)) {
+      try {
+        LOG.log(
+            System.Logger.Level.WARNING,
+            "BlockCache: dropping prefetches: the prefetch pool could not start a thread ("
+                + e
+                + "); the blocks are read when needed (logged once per cache)");
+      } catch (RuntimeException | OutOfMemoryError ignored) {
+        // the log is a courtesy: the drop is counted either way
+      }
     }
   }
 
@@ -91,7 +131,8 @@ final class Prefetcher {
               TimeUnit.SECONDS,
               new LinkedTransferQueue<>(),
               task -> {
-                Thread t = new Thread(task, "pread-cache-prefetch-" + ids.getAndIncrement());
+                Thread t = newThread.newThread(task);
+                t.setName("pread-cache-prefetch-" + ids.getAndIncrement());
                 t.setDaemon(true);
                 workers.removeIf(w -> w.getState() == Thread.State.TERMINATED);
                 workers.add(t);

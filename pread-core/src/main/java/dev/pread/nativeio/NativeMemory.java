@@ -4,6 +4,7 @@ import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Anonymous memory mapped with {@code mmap(2)}, for large buffers that should be backed by
@@ -23,6 +24,9 @@ public final class NativeMemory {
 
   private static final Path ANONYMOUS = Path.of("[anonymous memory]");
 
+  /** Mappings made and not yet unmapped (for tests: a mapping nobody will unmap shows here). */
+  private static final AtomicLong LIVE = new AtomicLong();
+
   private NativeMemory() {}
 
   /**
@@ -32,6 +36,7 @@ public final class NativeMemory {
    * huge pages disabled), the memory is used with normal pages.
    *
    * @throws UncheckedIOException wrapping a {@link NativeIOException} (e.g. ENOMEM) if mmap fails
+   * @throws IllegalStateException if {@code arena} is closed (the memory is unmapped again)
    * @throws UnsupportedOperationException if {@link NativeAccess#isAvailable()} is false
    */
   public static MemorySegment mapAnonymous(long length, Arena arena) {
@@ -48,19 +53,41 @@ public final class NativeMemory {
         throw new UncheckedIOException(
             new NativeIOException(ANONYMOUS, "mmap", NativeIOException.NO_OFFSET, -1, (int) -base));
       }
-      long start = huge ? (base + HUGE_PAGE - 1) & -HUGE_PAGE : base;
-      if (huge) {
-        NativeIO.madvise(capture, start, length, NativeIO.MADV_HUGEPAGE); // a hint: failure is fine
+      LIVE.incrementAndGet();
+      boolean registered = false;
+      try {
+        long start = huge ? (base + HUGE_PAGE - 1) & -HUGE_PAGE : base;
+        if (huge) {
+          NativeIO.madvise(capture, start, length, NativeIO.MADV_HUGEPAGE); // a hint: failure is fine
+        }
+        MemorySegment segment =
+            MemorySegment.ofAddress(start)
+                .reinterpret(
+                    length,
+                    arena,
+                    s -> {
+                      try (Arena unmap = Arena.ofConfined()) {
+                        unmap(NativeIO.allocateCapture(unmap), base, mapped);
+                      }
+                    });
+        registered = true;
+        return segment;
+      } finally {
+        if (!registered) {
+          // The arena refused the cleanup (it is closed, or closing): nobody else will unmap this.
+          unmap(capture, base, mapped);
+        }
       }
-      return MemorySegment.ofAddress(start)
-          .reinterpret(
-              length,
-              arena,
-              segment -> {
-                try (Arena unmap = Arena.ofConfined()) {
-                  NativeIO.munmap(NativeIO.allocateCapture(unmap), base, mapped);
-                }
-              });
     }
+  }
+
+  private static void unmap(MemorySegment capture, long base, long length) {
+    NativeIO.munmap(capture, base, length);
+    LIVE.decrementAndGet();
+  }
+
+  /** Mappings made by {@link #mapAnonymous} and not yet unmapped. */
+  static long liveMappings() {
+    return LIVE.get();
   }
 }

@@ -10,7 +10,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Random;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -29,7 +28,12 @@ import org.apache.lucene.tests.util.TestUtil;
 @SuppressSysoutChecks(bugUrl = "prints its figures")
 public class TestBlockCacheConcurrency extends LuceneTestCase {
 
-  /** Threads released together on one missing range: one load of its blocks, the rest hits. */
+  /**
+   * One thread misses a range and is held inside its read (an injected EINTR, which the read
+   * retries, calls a listener that waits for the test to let go); other threads then read the same
+   * range, find its blocks loading, and must wait for that one load: one read of the blocks, the
+   * rest hits. The test lets the loader go only once every other reader is parked waiting.
+   */
   public void testConcurrentMissesCauseOneLoad() throws Exception {
     int block = 4096;
     Path dir = createTempDir();
@@ -37,35 +41,60 @@ public class TestBlockCacheConcurrency extends LuceneTestCase {
     int rounds = 30;
     Path p = Content.write(dir, "f", seed, (long) rounds * 4 * block);
     int threads = TestUtil.nextInt(random(), 2, 6);
+    AtomicReference<CountDownLatch> entered = new AtomicReference<>();
+    AtomicReference<CountDownLatch> release = new AtomicReference<>();
     try (BlockCache cache = BlockCache.builder((long) rounds * 4 * block).blockSize(block).build();
-        CachedFile f = cache.open(p)) {
+        CachedFile f = cache.open(p);
+        FaultInjection faults = FaultInjection.install(dir)) {
+      faults.setListener(fault -> {
+        if (Thread.currentThread().getName().equals("miss-loader")) {
+          entered.get().countDown();
+          try {
+            release.get().await();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        }
+      });
       for (int round = 0; round < rounds; round++) {
         int blocks = TestUtil.nextInt(random(), 1, 3);
         long first = (long) round * 4 * block;
         long pos = first + random().nextInt(block);
         int len = (blocks - 1) * block + 1;
         BlockCacheStats before = cache.stats();
-        CyclicBarrier barrier = new CyclicBarrier(threads);
+        entered.set(new CountDownLatch(1));
+        release.set(new CountDownLatch(1));
+        faults.failNext(Call.PREAD, Kind.EINTR, 1);
         AtomicReference<Throwable> failure = new AtomicReference<>();
         List<Thread> started = new ArrayList<>();
-        for (int t = 0; t < threads; t++) {
-          Thread th = new Thread(() -> {
-            try {
-              byte[] b = new byte[len];
-              barrier.await();
-              f.read(pos, b, 0, len);
-              Content.check("concurrent miss", seed, pos, b, 0, len);
-            } catch (Throwable e) {
-              failure.compareAndSet(null, e);
+        try {
+          for (int t = 0; t < threads; t++) {
+            Thread th = new Thread(() -> {
+              try {
+                byte[] b = new byte[len];
+                f.read(pos, b, 0, len);
+                Content.check("concurrent miss", seed, pos, b, 0, len);
+              } catch (Throwable e) {
+                failure.compareAndSet(null, e);
+              }
+            }, t == 0 ? "miss-loader" : "miss-" + t);
+            th.start();
+            started.add(th);
+            if (t == 0) {
+              entered.get().await(); // the loader holds the range loading
             }
-          }, "miss-" + t);
-          th.start();
-          started.add(th);
+          }
+          for (Thread th : started.subList(1, started.size())) {
+            Content.awaitParked(th); // waiting on the loading block (or done, if it did not wait)
+          }
+        } finally {
+          release.get().countDown();
         }
         for (Thread th : started) {
           th.join();
         }
         assertNull(failure.get());
+        assertEquals(faults.summary(), round + 1, faults.injected(Call.PREAD, Kind.EINTR));
         BlockCacheStats after = cache.stats();
         int touched = (int) ((pos + len - 1) / block - pos / block + 1);
         assertEquals("round " + round + ": " + after, touched, after.misses() - before.misses());

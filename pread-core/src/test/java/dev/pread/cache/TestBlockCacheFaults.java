@@ -4,11 +4,13 @@ import dev.pread.nativeio.FaultInjection;
 import dev.pread.nativeio.FaultInjection.Call;
 import dev.pread.nativeio.FaultInjection.Kind;
 import dev.pread.nativeio.NativeIOException;
+import dev.pread.nativeio.NativeMemoryProbe;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import org.apache.lucene.store.AlreadyClosedException;
 import org.apache.lucene.tests.util.LuceneTestCase;
 import org.apache.lucene.tests.util.TestUtil;
 
@@ -110,8 +112,13 @@ public class TestBlockCacheFaults extends LuceneTestCase {
       faults.failNext(Call.OPEN, Kind.EMFILE, 1);
       NativeIOException e = expectThrows(NativeIOException.class, () -> cache.open(p));
       assertTrue(e.getMessage(), e.getMessage().contains(p.toString()) && e.getMessage().contains("EMFILE"));
+      assertEquals(Kind.EMFILE.errno, e.errno());
+      assertEquals(faults.summary(), 1, faults.injected(Call.OPEN, Kind.EMFILE));
       faults.failNext(Call.STATX, Kind.EIO, 1);
-      expectThrows(NativeIOException.class, () -> cache.open(p));
+      e = expectThrows(NativeIOException.class, () -> cache.open(p));
+      assertTrue(e.getMessage(), e.getMessage().contains(p.toString()) && e.getMessage().contains("EIO"));
+      assertEquals(Kind.EIO.errno, e.errno());
+      assertEquals(faults.summary(), 1, faults.injected(Call.STATX, Kind.EIO));
       assertEquals(0, cache.openFiles());
       assertEquals(0, Content.descriptorsUnder(dir));
 
@@ -119,11 +126,14 @@ public class TestBlockCacheFaults extends LuceneTestCase {
       open.add(cache.open(p));
       // A second open of the same file shares the first's descriptor and closes its own; that close fails.
       faults.failNext(Call.CLOSE, Kind.EIO, 1);
-      try {
-        open.add(cache.open(p));
-      } catch (NativeIOException expected) {
-        assertTrue(expected.getMessage(), expected.getMessage().contains("close failed"));
-      }
+      NativeIOException closeFailure = expectThrows(NativeIOException.class, () -> open.add(cache.open(p)));
+      assertEquals(faults.summary(), 1, faults.injected(Call.CLOSE, Kind.EIO));
+      String m = closeFailure.getMessage();
+      assertTrue(m, m.contains(p.toString()));
+      assertTrue(m, m.contains("close failed"));
+      assertTrue(m, m.contains("EIO"));
+      assertEquals(Kind.EIO.errno, closeFailure.errno());
+      assertEquals("the failed open keeps no handle", 1, open.size());
       assertEquals(1, cache.openFiles());
       for (CachedFile c : open) {
         c.close();
@@ -143,12 +153,55 @@ public class TestBlockCacheFaults extends LuceneTestCase {
       c.read(0, new byte[10], 0, 10);
       faults.failNext(Call.CLOSE, Kind.EIO, 1);
       NativeIOException e = expectThrows(NativeIOException.class, c::close);
+      assertEquals(faults.summary(), 1, faults.injected(Call.CLOSE, Kind.EIO));
       assertTrue(e.getMessage(), e.getMessage().contains(p.toString()));
+      assertTrue(e.getMessage(), e.getMessage().contains("close failed") && e.getMessage().contains("EIO"));
+      assertEquals(Kind.EIO.errno, e.errno());
       assertTrue(c.isClosed());
       assertEquals(0, cache.openFiles());
       assertEquals(0, cache.stats().residentBytes());
       assertEquals(0, Content.descriptorsUnder(dir));
       c.close(); // harmless
     }
+  }
+
+  /**
+   * A file's close throws a RuntimeException while the cache closes: the cache still closes its
+   * other files and frees its block memory and scratch buffers, then throws that exception; a
+   * second close does nothing.
+   */
+  public void testCacheCloseFreesEverythingWhenAFileCloseThrows() throws IOException {
+    Path dir = createTempDir();
+    int block = 4096;
+    Path p1 = Content.write(dir, "f1", 1, 8L * block);
+    Path p2 = Content.write(dir, "f2", 2, 8L * block);
+    long before = NativeMemoryProbe.liveMappings();
+    BlockCache cache = BlockCache.builder(16L * block).blockSize(block).build();
+    CachedFile f1 = cache.open(p1);
+    CachedFile f2 = cache.open(p2, false);
+    f1.read(0, new byte[block], 0, block); // maps block memory
+    f2.read(0, new byte[block], 0, block); // read around the cache: maps the scratch buffers
+    assertEquals(before + 2, NativeMemoryProbe.liveMappings());
+    RuntimeException thrown = new RuntimeException("injected: close threw");
+    try (FaultInjection faults = FaultInjection.install(dir)) {
+      // The first close fails with a RuntimeException before the real close (its descriptor stays
+      // open: that one leaks, as a close that throws this way would leak it).
+      faults.setListener(
+          fault -> {
+            if (fault.call() == Call.CLOSE) {
+              throw thrown;
+            }
+          });
+      faults.failNext(Call.CLOSE, Kind.EIO, 1);
+      RuntimeException e = expectThrows(RuntimeException.class, cache::close);
+      assertSame(thrown, e);
+      assertEquals(1, faults.injected(Call.CLOSE, Kind.EIO));
+    }
+    assertTrue(cache.isClosed());
+    assertTrue(f1.isClosed() && f2.isClosed());
+    assertEquals("the cache's memory is still mapped", before, NativeMemoryProbe.liveMappings());
+    assertEquals("the other file's descriptor is still open", 1, Content.descriptorsUnder(dir));
+    cache.close(); // harmless
+    expectThrows(AlreadyClosedException.class, () -> f1.read(0, new byte[1], 0, 1));
   }
 }

@@ -8,6 +8,8 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.lucene.tests.util.LuceneTestCase;
 import org.apache.lucene.tests.util.TestUtil;
@@ -287,6 +289,65 @@ public class TestPrefetch extends LuceneTestCase {
         f.read(0, all, 0, all.length);
         Content.check("whole file", seed, 0, all, 0, all.length);
       }
+    }
+  }
+
+  /**
+   * The pool cannot start a thread ({@code OutOfMemoryError: unable to create native thread}, as
+   * under a container's pids limit): the prefetch is dropped and counted, not thrown to the caller,
+   * and gives back its slots and its room under the cap, so a reader of those blocks loads them
+   * itself instead of waiting for a load nobody makes. Once threads can start again, prefetch works.
+   */
+  public void testPrefetchWhoseThreadCannotStart() throws Exception {
+    Path dir = createTempDir();
+    long seed = random().nextLong();
+    Path p = Content.write(dir, "f", seed, 16L * BLOCK);
+    AtomicInteger asked = new AtomicInteger();
+    ThreadFactory failing = task -> {
+      if (asked.getAndIncrement() == 0) {
+        throw new OutOfMemoryError("unable to create native thread: possibly out of memory or process limits reached");
+      }
+      return new Thread(task);
+    };
+    try (BlockCache cache =
+            BlockCache.builder(32L * BLOCK).blockSize(BLOCK).prefetchThreads(1).prefetchThreadFactory(failing).build();
+        CachedFile f = cache.open(p)) {
+      f.prefetch(0, 8L * BLOCK);
+      BlockCacheStats s = cache.stats();
+      assertEquals("the pool asked for a thread, which was refused", 1, asked.get());
+      assertEquals(s.toString(), 8, s.prefetchDropped());
+      assertEquals(s.toString(), 0, s.prefetchSubmitted());
+      assertEquals(s.toString(), 0, s.prefetchInFlight());
+      assertEquals(s.toString(), 0, cache.prefetcher.inFlight());
+
+      byte[] b = new byte[8 * BLOCK];
+      AtomicReference<Throwable> failure = new AtomicReference<>();
+      Thread reader = new Thread(() -> {
+        try {
+          f.read(0, b, 0, b.length);
+        } catch (Throwable t) {
+          failure.set(t);
+        }
+      }, "reader");
+      reader.start();
+      reader.join(Content.BOUND_NANOS / 1_000_000);
+      assertFalse("the reader waits for a prefetch that never started", reader.isAlive());
+      assertNull(failure.get());
+      Content.check("after the dropped prefetch", seed, 0, b, 0, b.length);
+      s = cache.stats();
+      assertEquals(s.toString(), 8, s.misses());
+
+      // Threads start again: a later prefetch loads its blocks and the reads hit.
+      f.prefetch(8L * BLOCK, 8L * BLOCK);
+      Content.awaitPrefetches(cache);
+      s = cache.stats();
+      assertEquals(s.toString(), 8, s.prefetchSubmitted());
+      assertEquals(s.toString(), 0, cache.prefetcher.inFlight());
+      f.read(8L * BLOCK, b, 0, b.length);
+      Content.check("prefetched", seed, 8L * BLOCK, b, 0, b.length);
+      s = cache.stats();
+      assertEquals(s.toString(), 8, s.misses());
+      assertEquals(s.toString(), 8, s.hits());
     }
   }
 

@@ -4,6 +4,7 @@ import dev.pread.nativeio.FaultInjection;
 import dev.pread.nativeio.FaultInjection.Call;
 import dev.pread.nativeio.FaultInjection.Kind;
 import dev.pread.nativeio.NativeIOException;
+import dev.pread.nativeio.NativeMemoryProbe;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -24,63 +25,64 @@ import org.apache.lucene.tests.util.LuceneTestCase;
  */
 public class TestSlots extends LuceneTestCase {
 
-  private static int generation(Slots slots, int slot) {
-    return (int) (slots.state(slot) >>> 32);
+  private static int generation(BlockStates states, int slot) {
+    return (int) (states.state(slot) >>> 32);
   }
 
   public void testPinClaimPublishAbandon() {
     Slots slots = new Slots(4, 4096, 1 << 20);
+    BlockStates states = new BlockStates(4);
     try {
-      int g0 = generation(slots, 0);
+      int g0 = generation(states, 0);
       // Claim: the slot is loading at the next generation.
-      long claimed = slots.tryClaim(0);
+      long claimed = states.tryClaim(0);
       assertEquals(g0 + 1, claimed);
       int g1 = (int) claimed;
-      assertTrue((slots.state(0) & Slots.LOADING) != 0);
-      assertEquals("a loading slot is not claimed again", -1, slots.tryClaim(0));
-      assertEquals(Slots.BUSY_LOADING, slots.tryPin(0, g1));
-      assertEquals("the old generation is stale", Slots.STALE, slots.tryPin(0, g0));
+      assertTrue((states.state(0) & BlockStates.LOADING) != 0);
+      assertEquals("a loading slot is not claimed again", -1, states.tryClaim(0));
+      assertEquals(BlockStates.BUSY_LOADING, states.tryPin(0, g1));
+      assertEquals("the old generation is stale", BlockStates.STALE, states.tryPin(0, g0));
       MemorySegment seg = slots.segment(0);
       assertEquals(4096, seg.byteSize());
       assertEquals(0, seg.address() % 4096);
       seg.fill((byte) 1);
 
       // Publish: readers of this generation pin it.
-      slots.publish(0, g1);
-      assertEquals(Slots.PINNED, slots.tryPin(0, g1));
-      assertEquals(Slots.PINNED, slots.tryPin(0, g1));
-      assertEquals(2, slots.state(0) & Slots.PINS);
-      assertEquals("a pinned slot is never claimed", -1, slots.tryClaim(0));
-      assertEquals(-1, slots.tryClaim(0, g1));
-      slots.unpin(0);
-      assertEquals("still pinned once", -1, slots.tryClaim(0));
-      slots.unpin(0);
-      assertEquals(0, slots.state(0) & (Slots.PINS | Slots.LOADING));
+      states.publish(0, g1);
+      assertEquals(BlockStates.PINNED, states.tryPin(0, g1));
+      assertEquals(BlockStates.PINNED, states.tryPin(0, g1));
+      assertEquals(2, states.state(0) & BlockStates.PINS);
+      assertEquals("a pinned slot is never claimed", -1, states.tryClaim(0));
+      assertEquals(-1, states.tryClaim(0, g1));
+      states.unpin(0);
+      assertEquals("still pinned once", -1, states.tryClaim(0));
+      states.unpin(0);
+      assertEquals(0, states.state(0) & (BlockStates.PINS | BlockStates.LOADING));
 
       // A claim conditional on a generation that moved on fails.
-      assertEquals(-1, slots.tryClaim(0, g0));
-      long again = slots.tryClaim(0, g1);
+      assertEquals(-1, states.tryClaim(0, g0));
+      long again = states.tryClaim(0, g1);
       assertEquals(g1 + 1, again);
       int g2 = (int) again;
       // A stale holder of (0, g1) can never pin the slot's new contents, loading or loaded.
-      assertEquals(Slots.STALE, slots.tryPin(0, g1));
-      slots.publish(0, g2);
-      assertEquals(Slots.STALE, slots.tryPin(0, g1));
-      assertEquals(Slots.PINNED, slots.tryPin(0, g2));
-      slots.unpin(0);
+      assertEquals(BlockStates.STALE, states.tryPin(0, g1));
+      states.publish(0, g2);
+      assertEquals(BlockStates.STALE, states.tryPin(0, g1));
+      assertEquals(BlockStates.PINNED, states.tryPin(0, g2));
+      states.unpin(0);
 
       // Abandon: the generation moves on, nothing is loading, the claim's holders are stale.
-      long g3 = slots.tryClaim(0);
+      long g3 = states.tryClaim(0);
       assertEquals(g2 + 1, g3);
-      slots.abandon(0, (int) g3);
-      assertEquals(g3 + 1, generation(slots, 0));
-      assertEquals(0, slots.state(0) & (Slots.PINS | Slots.LOADING));
-      assertEquals(Slots.STALE, slots.tryPin(0, (int) g3));
-      assertEquals(Slots.STALE, slots.tryPin(0, g2));
+      states.abandon(0, (int) g3);
+      assertEquals(g3 + 1, generation(states, 0));
+      assertEquals(0, states.state(0) & (BlockStates.PINS | BlockStates.LOADING));
+      assertEquals(BlockStates.STALE, states.tryPin(0, (int) g3));
+      assertEquals(BlockStates.STALE, states.tryPin(0, g2));
       // awaitLoaded returns at once for a generation that is gone.
-      slots.awaitLoaded(0, (int) g3);
+      states.awaitLoaded(0, (int) g3);
       // Other slots are untouched.
-      assertEquals(0, slots.state(1));
+      assertEquals(0, states.state(1));
       assertEquals("one chunk holds the four slots", 4L * 4096, slots.allocatedBytes());
     } finally {
       slots.close();
@@ -98,13 +100,14 @@ public class TestSlots extends LuceneTestCase {
     int count = 1 + random().nextInt(4);
     int words = 512;
     Slots slots = new Slots(count, 4096, 1 << 20);
+    BlockStates states = new BlockStates(count);
     AtomicLongArray table = new AtomicLongArray(count); // slot -> entry of its latest publish
     try {
       for (int slot = 0; slot < count; slot++) {
-        int g = (int) slots.tryClaim(slot);
+        int g = (int) states.tryClaim(slot);
         store(slots, slot, g, words, null);
-        slots.publish(slot, g);
-        table.set(slot, Slots.entry(slot, g));
+        states.publish(slot, g);
+        table.set(slot, BlockStates.entry(slot, g));
       }
       AtomicLong pinned = new AtomicLong(), stale = new AtomicLong(), busy = new AtomicLong();
       AtomicLong claims = new AtomicLong(), wrong = new AtomicLong();
@@ -122,9 +125,9 @@ public class TestSlots extends LuceneTestCase {
               if (r.nextBoolean()) {
                 Thread.yield(); // a reader stalled between the table and the pin
               }
-              int slot = Slots.slotOf(e), g = Slots.generationOf(e);
-              int outcome = slots.tryPin(slot, g);
-              if (outcome == Slots.PINNED) {
+              int slot = BlockStates.slotOf(e), g = BlockStates.generationOf(e);
+              int outcome = states.tryPin(slot, g);
+              if (outcome == BlockStates.PINNED) {
                 try {
                   for (int pass = 0; pass < 2; pass++) {
                     for (int w : new int[] {0, words / 2, words - 1}) {
@@ -136,10 +139,10 @@ public class TestSlots extends LuceneTestCase {
                     Thread.yield(); // a reader stalled in the middle of its copy
                   }
                 } finally {
-                  slots.unpin(slot);
+                  states.unpin(slot);
                 }
                 pinned.incrementAndGet();
-              } else if (outcome == Slots.STALE) {
+              } else if (outcome == BlockStates.STALE) {
                 stale.incrementAndGet();
               } else {
                 busy.incrementAndGet(); // loading: move on (no wait, so that a broken protocol fails, not hangs)
@@ -157,7 +160,7 @@ public class TestSlots extends LuceneTestCase {
           try {
             for (int i = 0; i < iterations; i++) {
               int slot = r.nextInt(count);
-              long claimed = slots.tryClaim(slot);
+              long claimed = states.tryClaim(slot);
               if (claimed < 0) {
                 Thread.yield();
                 continue;
@@ -166,10 +169,10 @@ public class TestSlots extends LuceneTestCase {
               claims.incrementAndGet();
               store(slots, slot, g, words, r);
               if (r.nextInt(10) == 0) {
-                slots.abandon(slot, g); // the table keeps the entry before: now stale
+                states.abandon(slot, g); // the table keeps the entry before: now stale
               } else {
-                slots.publish(slot, g);
-                table.set(slot, Slots.entry(slot, g));
+                states.publish(slot, g);
+                table.set(slot, BlockStates.entry(slot, g));
               }
             }
           } catch (Throwable x) {
@@ -186,7 +189,7 @@ public class TestSlots extends LuceneTestCase {
       assertEquals("wrong values (" + figures + "); first: " + firstWrong.get(), 0, wrong.get());
       assertTrue(figures, pinned.get() > 0 && claims.get() > 0);
       for (int slot = 0; slot < count; slot++) {
-        assertEquals("no pin left", 0, slots.state(slot) & Slots.PINS);
+        assertEquals("no pin left", 0, states.state(slot) & BlockStates.PINS);
       }
     } finally {
       slots.close();
@@ -208,10 +211,10 @@ public class TestSlots extends LuceneTestCase {
   public void testEntryEncoding() {
     for (int slot : new int[] {0, 1, 7, (1 << 27) - 1}) {
       for (int g : new int[] {0, 1, -1, Integer.MAX_VALUE, Integer.MIN_VALUE}) {
-        long e = Slots.entry(slot, g);
+        long e = BlockStates.entry(slot, g);
         assertTrue("an entry is never 0", e != 0);
-        assertEquals(slot, Slots.slotOf(e));
-        assertEquals(g, Slots.generationOf(e));
+        assertEquals(slot, BlockStates.slotOf(e));
+        assertEquals(g, BlockStates.generationOf(e));
       }
     }
   }
@@ -227,30 +230,30 @@ public class TestSlots extends LuceneTestCase {
       byte[] b = new byte[block];
       f.read(0, b, 0, 1); // slot 0
       f.read(block, b, 0, 1); // slot 1
-      int g0 = generation(cache.slots, 0);
-      int g1 = generation(cache.slots, 1);
-      assertEquals(Slots.PINNED, cache.slots.tryPin(0, g0));
-      assertEquals(Slots.PINNED, cache.slots.tryPin(1, g1));
+      int g0 = generation(cache.states, 0);
+      int g1 = generation(cache.states, 1);
+      assertEquals(BlockStates.PINNED, cache.states.tryPin(0, g0));
+      assertEquals(BlockStates.PINNED, cache.states.tryPin(1, g1));
       // Both pinned: a miss reads around the cache, evicts nothing, and returns the right bytes.
       f.read(2L * block + 10, b, 0, 100);
       Content.check("with every block pinned", seed, 2L * block + 10, b, 0, 100);
       BlockCacheStats s = cache.stats();
       assertEquals(s.toString(), 0, s.evictions());
       assertEquals(s.toString(), 1, s.readAround());
-      assertEquals(g0, generation(cache.slots, 0));
-      assertEquals(g1, generation(cache.slots, 1));
+      assertEquals(g0, generation(cache.states, 0));
+      assertEquals(g1, generation(cache.states, 1));
       // Unpin slot 1 only: the next miss takes slot 1, never the pinned slot 0.
-      cache.slots.unpin(1);
+      cache.states.unpin(1);
       for (int i = 3; i < 8; i++) {
         f.read((long) i * block, b, 0, block);
         Content.check("block " + i, seed, (long) i * block, b, 0, block);
-        assertEquals("the pinned slot keeps its generation", g0, generation(cache.slots, 0));
+        assertEquals("the pinned slot keeps its generation", g0, generation(cache.states, 0));
       }
       assertEquals(5, cache.stats().evictions());
-      assertEquals("a stale holder of slot 1 cannot pin it", Slots.STALE, cache.slots.tryPin(1, g1));
-      cache.slots.unpin(0);
+      assertEquals("a stale holder of slot 1 cannot pin it", BlockStates.STALE, cache.states.tryPin(1, g1));
+      cache.states.unpin(0);
       f.read(9L * block, b, 0, block);
-      assertTrue("unpinned, slot 0 can go", generation(cache.slots, 0) != g0 || generation(cache.slots, 1) != g1);
+      assertTrue("unpinned, slot 0 can go", generation(cache.states, 0) != g0 || generation(cache.states, 1) != g1);
       Content.check("block 9", seed, 9L * block, b, 0, block);
     }
   }
@@ -270,25 +273,25 @@ public class TestSlots extends LuceneTestCase {
       byte[] buf = new byte[block];
       fa.read(0, buf, 0, 1); // block 0 of a in slot 0
       fa.read(block, buf, 0, 1); // block 1 of a in slot 1
-      int g0 = generation(cache.slots, 0);
-      assertEquals(Slots.PINNED, cache.slots.tryPin(0, g0)); // a reader holds slot 0
+      int g0 = generation(cache.states, 0);
+      assertEquals(BlockStates.PINNED, cache.states.tryPin(0, g0)); // a reader holds slot 0
       fa.close();
       assertEquals("the unpinned block is freed, the pinned one kept", (long) block, cache.stats().residentBytes());
       try (CachedFile fb = cache.open(b)) {
         for (int i = 0; i < 8; i++) {
           fb.read((long) i * block, buf, 0, block);
           Content.check("b block " + i, seedB, (long) i * block, buf, 0, block);
-          assertEquals("the pinned slot is not reused", g0, generation(cache.slots, 0));
+          assertEquals("the pinned slot is not reused", g0, generation(cache.states, 0));
         }
         byte[] held = new byte[block];
         MemorySegment.copy(cache.slots.chunkOf(0), ValueLayout.JAVA_BYTE, cache.slots.offsetInChunk(0), held, 0, block);
         Content.check("the pinned block's memory", seedA, 0, held, 0, block);
-        cache.slots.unpin(0);
+        cache.states.unpin(0);
         for (int i = 0; i < 8; i++) {
           fb.read((long) i * block, buf, 0, block);
           Content.check("b block " + i + " again", seedB, (long) i * block, buf, 0, block);
         }
-        assertTrue("once unpinned, the slot is reused", generation(cache.slots, 0) != g0);
+        assertTrue("once unpinned, the slot is reused", generation(cache.states, 0) != g0);
       }
     }
   }
@@ -310,7 +313,7 @@ public class TestSlots extends LuceneTestCase {
       assertEquals(s.toString(), 1, s.loadFailures());
       assertEquals(s.toString(), 0, s.residentBytes());
       for (int slot = 0; slot < 3; slot++) {
-        assertEquals(0, cache.slots.state(slot) & (Slots.LOADING | Slots.PINS));
+        assertEquals(0, cache.states.state(slot) & (BlockStates.LOADING | BlockStates.PINS));
       }
       // The same read again succeeds, through the freed slots.
       f.read(0, b, 0, b.length);
@@ -318,5 +321,24 @@ public class TestSlots extends LuceneTestCase {
       assertEquals(3L * block, cache.stats().residentBytes());
       assertEquals(0, cache.stats().evictions());
     }
+  }
+
+  /**
+   * Block memory and scratch buffers mapped for the first time while the cache closes: the mapping
+   * succeeds, the closed arena refuses it, and it must be unmapped rather than leaked.
+   */
+  public void testFirstMappingAfterCloseIsUnmapped() {
+    long before = NativeMemoryProbe.liveMappings();
+    Slots slots = new Slots(8, 4096, 4L * 4096);
+    slots.close();
+    expectThrows(IllegalStateException.class, () -> slots.segment(random().nextInt(8)));
+    assertEquals("block memory mapped after close was left mapped", before, NativeMemoryProbe.liveMappings());
+    assertEquals(0, slots.allocatedBytes());
+
+    ScratchBuffers scratch = new ScratchBuffers();
+    scratch.close();
+    expectThrows(IllegalStateException.class, () -> scratch.buffer(0));
+    assertEquals("scratch memory mapped after close was left mapped", before, NativeMemoryProbe.liveMappings());
+    assertEquals(0, scratch.mappedBytes());
   }
 }
