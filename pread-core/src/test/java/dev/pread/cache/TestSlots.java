@@ -120,7 +120,10 @@ public class TestSlots extends LuceneTestCase {
         threads.add(new Thread(() -> {
           Random r = new Random(seed);
           try {
-            for (int i = 0; i < iterations; i++) {
+            // Until this reader has pinned at least once: on a loaded machine every pin can find
+            // its slot reused, but once the claimers are done (see below) every entry pins.
+            long mine = 0;
+            for (int i = 0; i < iterations || mine == 0; i++) {
               long e = table.get(r.nextInt(count));
               if (r.nextBoolean()) {
                 Thread.yield(); // a reader stalled between the table and the pin
@@ -142,6 +145,7 @@ public class TestSlots extends LuceneTestCase {
                   states.unpin(slot);
                 }
                 pinned.incrementAndGet();
+                mine++;
               } else if (outcome == BlockStates.STALE) {
                 stale.incrementAndGet();
               } else {
@@ -181,6 +185,22 @@ public class TestSlots extends LuceneTestCase {
         }, "claimer-" + t));
       }
       threads.forEach(Thread::start);
+      List<Thread> claimers = threads.subList(3, threads.size());
+      for (Thread t : claimers) {
+        t.join();
+      }
+      // The claimers are done: publish every slot once more, so that the table's entries are all
+      // current and the readers that have not pinned yet can.
+      for (int slot = 0; slot < count; slot++) {
+        long claimed;
+        while ((claimed = states.tryClaim(slot)) < 0) {
+          Thread.yield(); // a reader pins it
+        }
+        int g = (int) claimed;
+        store(slots, slot, g, words, null);
+        states.publish(slot, g);
+        table.set(slot, BlockStates.entry(slot, g));
+      }
       for (Thread t : threads) {
         t.join();
       }
