@@ -19,6 +19,10 @@ import org.apache.lucene.util.Unwrappable;
  * <p>Rules: {@link #failNext} makes the next n matching calls fail with one kind (checked first);
  * {@link #random} makes each matching call fail with a probability, the kind drawn from a list, by
  * a seeded {@link Random} (reproducible when one thread makes the calls).
+ *
+ * <p>It also counts the {@code posix_fadvise} calls made on files under the directory ({@link
+ * #adviceCalls()}), so that a test can tell whether advice was given, without waiting to see what
+ * the kernel did with it.
  */
 public final class FaultInjection implements AutoCloseable {
   /** The calls a fault can be injected into (mirrors {@link Faults.Call}). */
@@ -79,6 +83,7 @@ public final class FaultInjection implements AutoCloseable {
   private final AtomicLongArray counts =
       new AtomicLongArray(Call.values().length * Kind.values().length);
   private final AtomicLong total = new AtomicLong();
+  private final AtomicLong adviceCalls = new AtomicLong();
   private volatile boolean enabled = true;
   private volatile Consumer<Injected> listener;
   private Call nextCall;
@@ -150,6 +155,10 @@ public final class FaultInjection implements AutoCloseable {
     if (!enabled || !path.startsWith(under)) {
       return 0;
     }
+    if (c == Faults.Call.ADVISE) {
+      adviceCalls.incrementAndGet();
+      return 0; // counted only: no fault is injected into posix_fadvise
+    }
     Call call = Call.of(c);
     Kind kind = null;
     long shortCount = 0;
@@ -198,6 +207,14 @@ public final class FaultInjection implements AutoCloseable {
       n += injected(c, kind);
     }
     return n;
+  }
+
+  /**
+   * {@code posix_fadvise} calls made on files under the directory while this instance was
+   * installed and enabled (from {@link NativeFile#advise}, whoever the caller); none is faulted.
+   */
+  public long adviceCalls() {
+    return adviceCalls.get();
   }
 
   /** Every fault injected so far. */
