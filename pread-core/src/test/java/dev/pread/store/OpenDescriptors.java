@@ -4,7 +4,9 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.stream.Stream;
 
 /** Counts this process's open file descriptors from {@code /proc/self/fd}. */
@@ -55,6 +57,27 @@ final class OpenDescriptors {
       }
     }
     return numbers;
+  }
+
+  /** Every open descriptor of this process (the listing's own excluded) and its target, by number. */
+  static Map<Integer, String> targets() throws IOException {
+    Map<Integer, String> targets = new TreeMap<>();
+    if (!available()) {
+      return targets;
+    }
+    try (Stream<Path> fds = Files.list(PROC_FD)) {
+      for (Path fd : (Iterable<Path>) fds::iterator) {
+        try {
+          String target = Files.readSymbolicLink(fd).toString();
+          if (!target.equals("/proc/" + ProcessHandle.current().pid() + "/fd")) {
+            targets.put(Integer.parseInt(fd.getFileName().toString()), target);
+          }
+        } catch (IOException e) {
+          // closed while we listed (the listing's own descriptor among them)
+        }
+      }
+    }
+    return targets;
   }
 
   /** Every open descriptor of this process (the listing's own excluded); -1 without /proc. */
