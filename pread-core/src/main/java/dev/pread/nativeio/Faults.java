@@ -10,7 +10,8 @@ import java.nio.file.Path;
  *
  * <p>Consulted before: {@code open} and {@code statx} in {@link NativeIO#open}/{@link
  * NativeIO#fstat} (inside their EINTR loops), every {@code pread} of {@link NativeFile}'s read
- * loop, and {@code close} in {@link NativeIO#close}.
+ * loop, {@code posix_fadvise} in {@link NativeFile#advise}, and {@code close} in {@link
+ * NativeIO#close}.
  *
  * <p>Package-private; tests reach it through a bridge class in the test sources.
  */
@@ -20,7 +21,8 @@ final class Faults {
     OPEN,
     STATX,
     PREAD,
-    CLOSE
+    CLOSE,
+    ADVISE
   }
 
   /** Decides the fate of one call. Implementations must be thread-safe. */
@@ -28,8 +30,8 @@ final class Faults {
     /**
      * Called before {@code call} is made for {@code path}.
      *
-     * @param offset the file offset of a {@code pread}, else -1
-     * @param count the bytes a {@code pread} asks for, else 0
+     * @param offset the file offset of a {@code pread} or {@code posix_fadvise}, else -1
+     * @param count the bytes a {@code pread} asks for or a {@code posix_fadvise} covers, else 0
      * @param direct true for a {@code pread} of a file opened with {@code O_DIRECT}, else false
      * @return 0 to make the real call unchanged; {@code -errno} to fail the call with that errno
      *     without making it (for {@code close}, the real close is made and then reported as

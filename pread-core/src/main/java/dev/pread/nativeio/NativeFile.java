@@ -397,7 +397,8 @@ public final class NativeFile implements Closeable {
     }
     int cell = enter();
     try {
-      int err = NativeIO.fadvise(fd, offset, length, advice.value);
+      long fault = Faults.before(Faults.Call.ADVISE, path, offset, length);
+      int err = fault < 0 ? (int) -fault : NativeIO.fadvise(fd, offset, length, advice.value);
       if (err != 0) {
         throw new NativeIOException(path, "posix_fadvise(" + advice + ")", offset, length, err);
       }

@@ -21,6 +21,10 @@ import org.apache.lucene.util.Unwrappable;
  * a seeded {@link Random} (reproducible when one thread makes the calls); {@link
  * #failUnalignedDirectReads} (checked before both) makes every unaligned {@code O_DIRECT} read fail
  * with EINVAL.
+ *
+ * <p>It also counts the {@code posix_fadvise} calls made on files under the directory ({@link
+ * #adviceCalls()}), so that a test can tell whether advice was given, without waiting to see what
+ * the kernel did with it.
  */
 public final class FaultInjection implements AutoCloseable {
   /** The calls a fault can be injected into (mirrors {@link Faults.Call}). */
@@ -83,6 +87,7 @@ public final class FaultInjection implements AutoCloseable {
   private final AtomicLong total = new AtomicLong();
   private final AtomicLong directReads = new AtomicLong();
   private volatile int directAlignment;
+  private final AtomicLong adviceCalls = new AtomicLong();
   private volatile boolean enabled = true;
   private volatile Consumer<Injected> listener;
   private Call nextCall;
@@ -172,6 +177,10 @@ public final class FaultInjection implements AutoCloseable {
     if (!enabled || !path.startsWith(under)) {
       return 0;
     }
+    if (c == Faults.Call.ADVISE) {
+      adviceCalls.incrementAndGet();
+      return 0; // counted only: no fault is injected into posix_fadvise
+    }
     Call call = Call.of(c);
     if (direct) {
       directReads.incrementAndGet();
@@ -231,6 +240,14 @@ public final class FaultInjection implements AutoCloseable {
   /** {@code pread}s of files opened with {@code O_DIRECT} under the directory seen so far (while enabled). */
   public long directReads() {
     return directReads.get();
+  }
+
+  /**
+   * {@code posix_fadvise} calls made on files under the directory while this instance was
+   * installed and enabled (from {@link NativeFile#advise}, whoever the caller); none is faulted.
+   */
+  public long adviceCalls() {
+    return adviceCalls.get();
   }
 
   /** Every fault injected so far. */

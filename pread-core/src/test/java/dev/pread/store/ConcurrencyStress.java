@@ -8,13 +8,18 @@ import dev.pread.nativeio.NativeBuffers;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.Predicate;
 import org.apache.lucene.store.AlreadyClosedException;
 import org.apache.lucene.store.FSDirectory;
 import org.apache.lucene.store.FSLockFactory;
@@ -32,6 +37,10 @@ import org.apache.lucene.util.Unwrappable;
  * again; readers also open private inputs. Optionally an interrupter interrupts every reader
  * continuously, and EINTR and short reads are injected. Afterwards no descriptor may be left under
  * the directory and the native buffer counters must be back where they started.
+ *
+ * <p>The run lasts {@link Config#durationMillis}, then goes on until {@link Config#until} holds
+ * (e.g. every kind of event a test asserts has happened at least once; see {@link
+ * Figures#missing}), but no longer than {@link Config#maxMillis}.
  *
  * <p>With {@link Config#cacheBytes} set, the directory is a {@link CachedPreadDirectory} reading
  * through a shared {@link BlockCache} of that size (a few blocks: every read evicts), some inputs
@@ -52,6 +61,10 @@ final class ConcurrencyStress {
     long cacheBytes;
     /** Block size of that cache. */
     int cacheBlockSize = BlockCache.DEFAULT_BLOCK_SIZE;
+    /** After {@link #durationMillis}, the run goes on until this holds (checked every few ms). */
+    Predicate<Figures> until = f -> true;
+    /** The longest the run may last while {@link #until} does not hold; at least the duration. */
+    long maxMillis;
   }
 
   /** What happened. */
@@ -65,6 +78,18 @@ final class ConcurrencyStress {
     final AtomicLong privateOpens = new AtomicLong();
     final AtomicLong alreadyClosedSeen = new AtomicLong();
     final AtomicLong interrupts = new AtomicLong();
+    /** Reads started by a reader whose interrupt flag was set. */
+    final AtomicLong readsWhileInterrupted = new AtomicLong();
+    /** Churn opens that got a descriptor number freed by closing an input under the readers. */
+    final AtomicLong descriptorReuses = new AtomicLong();
+    /** Verified reads by read method (see {@link #METHODS}). */
+    final AtomicLongArray readsByMethod = new AtomicLongArray(METHODS.size());
+    /** Verified reads by the kind of input read (see {@link #VIEWS}). */
+    final AtomicLongArray readsByView = new AtomicLongArray(VIEWS.size());
+    /** While running: the fault injector, whose counts {@link #events()} reads. */
+    volatile FaultInjection liveFaults;
+    /** While running: the block cache, whose statistics {@link #events()} reads. */
+    volatile BlockCache liveCache;
     /** Faults injected, by "CALL/KIND". */
     Map<String, Long> faults = Map.of();
     long fdsUnderBefore;
@@ -79,16 +104,61 @@ final class ConcurrencyStress {
     /** The block cache's statistics at the end, or null without a cache. */
     dev.pread.cache.BlockCacheStats cacheStats;
 
+    /**
+     * How often each kind of event has happened so far, by name: "read method M" and "read of V"
+     * for each of {@link #METHODS} and {@link #VIEWS}, the counters above, the faults injected
+     * ("PREAD/EINTR", ...) and, with a cache, "evictions" and "reads around the cache".
+     */
+    Map<String, Long> events() {
+      Map<String, Long> m = new LinkedHashMap<>();
+      for (int i = 0; i < METHODS.size(); i++) {
+        m.put("read method " + METHODS.get(i), readsByMethod.get(i));
+      }
+      for (int i = 0; i < VIEWS.size(); i++) {
+        m.put("read of " + VIEWS.get(i), readsByView.get(i));
+      }
+      m.put("closes under readers", closesUnderReaders.get());
+      m.put("AlreadyClosedException seen", alreadyClosedSeen.get());
+      m.put("churn opens", churnOpens.get());
+      m.put("descriptor reuses", descriptorReuses.get());
+      m.put("private opens", privateOpens.get());
+      m.put("interrupts sent", interrupts.get());
+      m.put("reads while interrupted", readsWhileInterrupted.get());
+      FaultInjection f = liveFaults;
+      m.putAll(f != null ? f.counts() : faults);
+      BlockCache c = liveCache;
+      dev.pread.cache.BlockCacheStats stats = c != null ? c.stats() : cacheStats;
+      if (stats != null) {
+        m.put("evictions", stats.evictions());
+        m.put("reads around the cache", stats.readAround());
+      }
+      return m;
+    }
+
+    /** The events among {@code required} (names as in {@link #events()}) that have not happened. */
+    List<String> missing(List<String> required) {
+      Map<String, Long> now = events();
+      List<String> missing = new ArrayList<>();
+      for (String name : required) {
+        if (now.getOrDefault(name, 0L) == 0) {
+          missing.add(name);
+        }
+      }
+      return missing;
+    }
+
     @Override
     public String toString() {
       return String.format(
           Locale.ROOT,
           "%.1f s: %,d reads verified (%,d bytes), %d wrong; %,d closes under readers, %,d churn opens,"
-              + " %,d private opens, %,d AlreadyClosedException seen, %,d interrupts; faults %s;"
+              + " %,d private opens, %,d AlreadyClosedException seen, %,d descriptor reuses, %,d interrupts"
+              + " (%,d reads started interrupted); faults %s;"
               + " descriptors under the directory %d -> %d (process %d -> %d); native buffers %d -> %d"
               + " (%,d -> %,d bytes)",
           millis / 1000.0, reads.get(), bytesVerified.get(), wrong.get(), closesUnderReaders.get(),
-          churnOpens.get(), privateOpens.get(), alreadyClosedSeen.get(), interrupts.get(), faults,
+          churnOpens.get(), privateOpens.get(), alreadyClosedSeen.get(), descriptorReuses.get(),
+          interrupts.get(), readsWhileInterrupted.get(), faults,
           fdsUnderBefore, fdsUnderAfter, fdsTotalBefore, fdsTotalAfter, buffersBefore, buffersAfter,
           bufferBytesBefore, bufferBytesAfter)
           + (cacheStats == null ? "" : "; cache " + cacheStats);
@@ -96,6 +166,15 @@ final class ConcurrencyStress {
   }
 
   private record Current(IndexInput input, int file) {}
+
+  /** The read methods, in the order of {@code readAndVerify}'s cases. */
+  static final List<String> METHODS =
+      List.of("readLong(pos)", "readInt(pos)", "readByte(pos)", "readShort(pos)", "readBytes(pos)",
+          "readBytes (short)", "readBytes (long)", "readLongs", "readByte+readInt");
+
+  /** The kinds of input read. */
+  static final List<String> VIEWS =
+      List.of("a clone", "a slice", "a slice of a slice", "a random-access slice", "a private input");
 
   private static final int SLOTS = 3;
 
@@ -147,6 +226,8 @@ final class ConcurrencyStress {
       fig.bufferBytesBefore = NativeBuffers.liveBytes();
 
       FaultInjection faults = c.transparentFaults ? FaultInjection.install(root) : null;
+      fig.liveFaults = faults;
+      fig.liveCache = cache;
       try {
         if (faults != null) {
           long fs = r.nextLong();
@@ -161,15 +242,17 @@ final class ConcurrencyStress {
           slots.set(s, new Current(dir.openInput("f" + f, IOContext.DEFAULT), f));
         }
         AtomicReference<Throwable> failure = new AtomicReference<>();
+        AtomicBoolean stop = new AtomicBoolean();
         long start = System.nanoTime();
         long deadline = start + c.durationMillis * 1_000_000L;
+        long limit = start + Math.max(c.durationMillis, c.maxMillis) * 1_000_000L;
         List<Thread> readers = new ArrayList<>();
         List<Thread> others = new ArrayList<>();
         for (int t = 0; t < c.readers; t++) {
           long ts = r.nextLong();
           readers.add(new Thread(() -> {
             try {
-              readLoop(dir, new Random(ts), slots, lengths, contentSeed, deadline, fig);
+              readLoop(dir, new Random(ts), slots, lengths, contentSeed, stop, fig);
             } catch (Throwable e) {
               failure.compareAndSet(null, e);
             } finally {
@@ -181,7 +264,7 @@ final class ConcurrencyStress {
           long ts = r.nextLong();
           others.add(new Thread(() -> {
             try {
-              closeLoop(dir, new Random(ts), slots, lengths, contentSeed, c.files, deadline, fig, failure);
+              closeLoop(dir, realRoot, new Random(ts), slots, lengths, contentSeed, c.files, stop, fig, failure);
             } catch (Throwable e) {
               failure.compareAndSet(null, e);
             }
@@ -190,7 +273,7 @@ final class ConcurrencyStress {
         if (c.interrupts) {
           others.add(new Thread(() -> {
             // Continuously: no pause between rounds.
-            while (System.nanoTime() - deadline < 0 && failure.get() == null) {
+            while (!stop.get() && failure.get() == null) {
               for (Thread t : readers) {
                 t.interrupt();
               }
@@ -200,6 +283,15 @@ final class ConcurrencyStress {
         }
         readers.forEach(Thread::start);
         others.forEach(Thread::start);
+        // Until the duration has passed and the events asked for have happened, or the limit.
+        while (failure.get() == null) {
+          long now = System.nanoTime();
+          if (now - deadline >= 0 && (now - limit >= 0 || c.until.test(fig))) {
+            break;
+          }
+          Thread.sleep(5);
+        }
+        stop.set(true);
         for (Thread t : readers) {
           t.join();
         }
@@ -218,6 +310,7 @@ final class ConcurrencyStress {
           fig.faults = faults.counts();
           faults.close();
         }
+        fig.liveFaults = null;
       }
       fig.fdsUnderAfter = OpenDescriptors.under(realRoot);
       fig.fdsTotalAfter = OpenDescriptors.total();
@@ -226,6 +319,7 @@ final class ConcurrencyStress {
       if (cache != null) {
         fig.cacheStats = cache.stats();
       }
+      fig.liveCache = null;
     }
     return fig;
   }
@@ -239,17 +333,17 @@ final class ConcurrencyStress {
 
   private static void readLoop(
       FSDirectory dir, Random r, AtomicReferenceArray<Current> slots, long[] lengths,
-      long contentSeed, long deadline, Figures fig) throws IOException {
+      long contentSeed, AtomicBoolean stop, Figures fig) throws IOException {
     byte[] b = new byte[40_000];
     long[] longs = new long[512];
-    while (System.nanoTime() - deadline < 0) {
+    while (!stop.get()) {
       if (r.nextInt(64) == 0) {
         // A private input: opened, read and closed by this thread, among the closers' churn.
         int f = r.nextInt(lengths.length);
         try (IndexInput in = dir.openInput("f" + f, context(dir, r))) {
           fig.privateOpens.incrementAndGet();
           for (int i = 0; i < 4; i++) {
-            readAndVerify(in, null, 0, seedOf(contentSeed, f), r, b, longs, fig, "private f" + f);
+            readAndVerify(in, null, 0, seedOf(contentSeed, f), r, b, longs, fig, 4, "private f" + f);
           }
         }
         continue;
@@ -261,7 +355,8 @@ final class ConcurrencyStress {
         RandomAccessInput ra = null;
         long base = 0;
         long length = lengths[cur.file()];
-        switch (r.nextInt(4)) {
+        int kind = r.nextInt(4);
+        switch (kind) {
           case 0 -> view = cur.input().clone();
           case 1 -> {
             base = r.nextLong(length / 2);
@@ -282,7 +377,7 @@ final class ConcurrencyStress {
         }
         int n = 8 + r.nextInt(56);
         for (int i = 0; i < n; i++) {
-          readAndVerify(view, ra, base, seed, r, b, longs, fig, "f" + cur.file());
+          readAndVerify(view, ra, base, seed, r, b, longs, fig, kind, "f" + cur.file());
         }
       } catch (AlreadyClosedException e) {
         fig.alreadyClosedSeen.incrementAndGet();
@@ -290,10 +385,13 @@ final class ConcurrencyStress {
     }
   }
 
-  /** One read by a random method at a random position, checked byte for byte. */
+  /** One read by a random method at a random position of a {@code view} kind, checked byte for byte. */
   private static void readAndVerify(
       IndexInput in, RandomAccessInput ra, long base, long seed, Random r, byte[] b, long[] longs,
-      Figures fig, String what) throws IOException {
+      Figures fig, int view, String what) throws IOException {
+    if (Thread.currentThread().isInterrupted()) {
+      fig.readsWhileInterrupted.incrementAndGet();
+    }
     long length = ra != null ? ra.length() : in.length();
     RandomAccessInput pos = ra != null ? ra : (RandomAccessInput) in;
     int method = ra != null ? r.nextInt(5) : r.nextInt(9);
@@ -353,6 +451,8 @@ final class ConcurrencyStress {
       }
     }
     fig.reads.incrementAndGet();
+    fig.readsByMethod.incrementAndGet(method);
+    fig.readsByView.incrementAndGet(view);
     fig.bytesVerified.addAndGet(bytes);
     if (!ok) {
       if (fig.wrong.incrementAndGet() == 1) {
@@ -362,25 +462,37 @@ final class ConcurrencyStress {
   }
 
   private static void closeLoop(
-      FSDirectory dir, Random r, AtomicReferenceArray<Current> slots, long[] lengths,
-      long contentSeed, int files, long deadline, Figures fig, AtomicReference<Throwable> failure)
+      FSDirectory dir, Path realRoot, Random r, AtomicReferenceArray<Current> slots, long[] lengths,
+      long contentSeed, int files, AtomicBoolean stop, Figures fig, AtomicReference<Throwable> failure)
       throws IOException {
-    while (System.nanoTime() - deadline < 0 && failure.get() == null) {
+    while (!stop.get() && failure.get() == null) {
       // Let the readers get going on the current inputs, then close one under them.
       long until = fig.reads.get() + 50 + r.nextInt(500);
-      while (fig.reads.get() < until && System.nanoTime() - deadline < 0 && failure.get() == null) {
+      while (fig.reads.get() < until && !stop.get() && failure.get() == null) {
         Thread.yield();
       }
       int s = r.nextInt(SLOTS);
       int f = r.nextInt(files);
       Current old = slots.getAndSet(s, new Current(dir.openInput("f" + f, context(dir, r)), f));
+      Set<Integer> freed = OpenDescriptors.numbersUnder(realRoot);
       old.input().close();
       fig.closesUnderReaders.incrementAndGet();
+      // What the close freed (and whatever readers closed meanwhile). Through a block cache the
+      // descriptor belongs to the cache's file, not to the input: often nothing.
+      freed.removeAll(OpenDescriptors.numbersUnder(realRoot));
       // Churn: these opens take the descriptor numbers just freed.
       int n = r.nextInt(4);
       for (int k = 0; k < n; k++) {
         int other = r.nextInt(files);
         try (IndexInput in = dir.openInput("f" + other, IOContext.DEFAULT)) {
+          if (!freed.isEmpty()) {
+            Set<Integer> now = OpenDescriptors.numbersUnder(realRoot);
+            now.retainAll(freed);
+            if (!now.isEmpty()) {
+              fig.descriptorReuses.incrementAndGet();
+              freed.removeAll(now);
+            }
+          }
           in.seek(8);
           if (in.readLong() != TestContent.word(seedOf(contentSeed, other), 1)) {
             fig.wrong.incrementAndGet();

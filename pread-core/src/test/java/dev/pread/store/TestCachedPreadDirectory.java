@@ -4,8 +4,8 @@ import dev.pread.cache.BlockCache;
 import java.io.IOException;
 import java.nio.file.Path;
 import org.apache.lucene.store.Directory;
+import org.apache.lucene.store.FSDirectory;
 import org.apache.lucene.store.FSLockFactory;
-import org.apache.lucene.store.FilterDirectory;
 import org.apache.lucene.tests.store.BaseDirectoryTestCase;
 import org.apache.lucene.tests.util.TestUtil;
 
@@ -13,6 +13,10 @@ import org.apache.lucene.tests.util.TestUtil;
  * Lucene's directory conformance suite against the O_DIRECT block-cache directory, with the block
  * size and the cache's size randomized by seed: sometimes a cache of a few blocks, so that reads
  * evict each other constantly.
+ *
+ * <p>{@link #getDirectory} returns the {@link CachedPreadDirectory} itself, not a wrapper: the
+ * suite runs its {@link FSDirectory}-only tests ({@code testPendingDeletions}, {@code
+ * testFsyncDoesntCreateNewFiles}) only on a directory that is an {@code FSDirectory}.
  */
 public class TestCachedPreadDirectory extends BaseDirectoryTestCase {
   @Override
@@ -25,18 +29,37 @@ public class TestCachedPreadDirectory extends BaseDirectoryTestCase {
             .prefetchThreads(TestUtil.nextInt(random(), 1, 4))
             .maxPrefetchBlocks(TestUtil.nextInt(random(), 1, 32))
             .build();
-    CachedPreadDirectory dir = new CachedPreadDirectory(path, FSLockFactory.getDefault(), cache);
+    CachedPreadDirectory dir = new ClosingItsCache(path, cache);
     assertTrue(dir.isCached());
-    // The directory does not own a shared cache: close it with the directory.
-    return new FilterDirectory(dir) {
-      @Override
-      public void close() throws IOException {
-        try {
-          super.close();
-        } finally {
-          cache.close();
-        }
+    return dir;
+  }
+
+  /** Ensures the suite's FSDirectory-only tests see an FSDirectory, so that they are not skipped. */
+  public void testDirectoryIsAnFSDirectory() throws IOException {
+    try (Directory dir = getDirectory(createTempDir())) {
+      assertTrue(dir.getClass().getName(), dir instanceof FSDirectory);
+    }
+  }
+
+  /**
+   * A directory with a cache of its own size: the constructor that takes a cache leaves it open (a
+   * shared cache outlives its directories), so this one closes it with the directory.
+   */
+  private static final class ClosingItsCache extends CachedPreadDirectory {
+    private final BlockCache cache;
+
+    ClosingItsCache(Path path, BlockCache cache) throws IOException {
+      super(path, FSLockFactory.getDefault(), cache);
+      this.cache = cache;
+    }
+
+    @Override
+    public synchronized void close() throws IOException {
+      try {
+        super.close();
+      } finally {
+        cache.close();
       }
-    };
+    }
   }
 }

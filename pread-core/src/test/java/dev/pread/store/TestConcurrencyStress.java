@@ -1,41 +1,66 @@
 package dev.pread.store;
 
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.lucene.tests.util.LuceneTestCase;
+import org.apache.lucene.tests.util.TestUtil;
 
 /**
  * {@link ConcurrencyStress}, a few seconds each ({@code -Dpread.stress.seconds=N} for longer; the
  * long run is {@link TestSoak}). Checks: zero wrong bytes, descriptors under the directory and
- * native buffers back to their start.
+ * native buffers back to their start, and that each event the test is about happened at least
+ * once: every read method on every kind of input, closes under readers, descriptor reuse,
+ * interrupted reads, injected faults, evictions. A run goes on past its duration (up to a minute)
+ * until they have, so the checks count what happened and do not depend on the machine's speed.
  */
 public class TestConcurrencyStress extends LuceneTestCase {
+  private static final long EXTRA_MILLIS = 60_000;
 
   private static long millis(long dflt) {
     return Long.getLong("pread.stress.seconds", dflt) * 1000;
   }
 
-  private static void check(ConcurrencyStress.Figures f) {
+  /** Every read method and every kind of input, and then {@code more}. */
+  private static List<String> reads(String... more) {
+    List<String> events = new ArrayList<>();
+    ConcurrencyStress.METHODS.forEach(m -> events.add("read method " + m));
+    ConcurrencyStress.VIEWS.forEach(v -> events.add("read of " + v));
+    events.addAll(List.of(more));
+    return events;
+  }
+
+  private static ConcurrencyStress.Config config(long seed, long durationMillis, List<String> required) {
+    ConcurrencyStress.Config c = new ConcurrencyStress.Config();
+    c.seed = seed;
+    c.durationMillis = durationMillis;
+    c.maxMillis = durationMillis + EXTRA_MILLIS;
+    c.until = f -> f.missing(required).isEmpty();
+    return c;
+  }
+
+  private static void check(ConcurrencyStress.Figures f, List<String> required) {
     assertEquals("wrong reads; first: " + f.firstWrong, 0, f.wrong.get());
     assertEquals("descriptors left under the directory", f.fdsUnderBefore, f.fdsUnderAfter);
     assertEquals("native buffers", f.buffersBefore, f.buffersAfter);
     assertEquals("native buffer bytes", f.bufferBytesBefore, f.bufferBytesAfter);
-    assertTrue(f.reads.get() > 10_000);
+    assertEquals("events that never happened in " + f, List.of(), f.missing(required));
   }
 
   /** Closes and reopens under readers, descriptor reuse, injected EINTR and short reads, interrupts. */
   public void testClosesReopensAndDescriptorReuse() throws Exception {
-    ConcurrencyStress.Config c = new ConcurrencyStress.Config();
-    c.seed = random().nextLong();
-    c.durationMillis = millis(4);
+    List<String> required =
+        reads(
+            "closes under readers", "AlreadyClosedException seen", "churn opens", "descriptor reuses",
+            "private opens", "reads while interrupted", "PREAD/EINTR", "PREAD/SHORT_READ", "OPEN/EINTR",
+            "STATX/EINTR", "CLOSE/EINTR");
+    ConcurrencyStress.Config c = config(random().nextLong(), millis(4), required);
     c.readers = 3;
     c.closers = 1;
     c.interrupts = true;
     c.transparentFaults = true;
     ConcurrencyStress.Figures f = ConcurrencyStress.run(createTempDir(), c);
     System.out.println("stress (closes, reuse, faults, interrupts) seed=0x" + Long.toHexString(c.seed) + ": " + f);
-    check(f);
-    assertTrue("inputs must be closed under readers", f.closesUnderReaders.get() > 10);
-    assertTrue("readers must meet closed inputs", f.alreadyClosedSeen.get() > 0);
-    assertTrue(f.churnOpens.get() > 0);
+    check(f, required);
   }
 
   /**
@@ -44,43 +69,36 @@ public class TestConcurrencyStress extends LuceneTestCase {
    * readers prefetch; with interrupts and injected EINTR and short reads.
    */
   public void testCachedTinyCacheEvictionChurn() throws Exception {
-    ConcurrencyStress.Config c = new ConcurrencyStress.Config();
-    c.seed = random().nextLong();
-    c.durationMillis = millis(3);
+    boolean interrupts = random().nextBoolean();
+    List<String> required =
+        reads("closes under readers", "churn opens", "evictions", "reads around the cache", "PREAD/EINTR", "PREAD/SHORT_READ");
+    if (interrupts) {
+      required.add("reads while interrupted");
+    }
+    ConcurrencyStress.Config c = config(random().nextLong(), millis(3), required);
     c.readers = 3;
     c.closers = 1;
-    c.interrupts = random().nextBoolean();
+    c.interrupts = interrupts;
     c.transparentFaults = true;
-    c.cacheBlockSize = 1 << org.apache.lucene.tests.util.TestUtil.nextInt(random(), 12, 14);
-    c.cacheBytes = (long) c.cacheBlockSize * org.apache.lucene.tests.util.TestUtil.nextInt(random(), 1, 8);
+    c.cacheBlockSize = 1 << TestUtil.nextInt(random(), 12, 14);
+    c.cacheBytes = (long) c.cacheBlockSize * TestUtil.nextInt(random(), 1, 8);
     ConcurrencyStress.Figures f = ConcurrencyStress.run(createTempDir(), c);
     System.out.println("stress (cached, " + c.cacheBytes / c.cacheBlockSize + " blocks of " + c.cacheBlockSize
         + ") seed=0x" + Long.toHexString(c.seed) + ": " + f);
-    assertEquals("wrong reads; first: " + f.firstWrong, 0, f.wrong.get());
-    assertEquals("descriptors left under the directory", f.fdsUnderBefore, f.fdsUnderAfter);
-    assertEquals("native buffers", f.buffersBefore, f.buffersAfter);
-    assertEquals("native buffer bytes", f.bufferBytesBefore, f.bufferBytesAfter);
-    // Reads through a cache of a few blocks go to the disk (O_DIRECT): far fewer than through the
-    // page cache, so the bars are lower than the other tests'.
-    assertTrue(f.toString(), f.reads.get() > 1_000);
-    assertTrue("inputs must be closed under readers", f.closesUnderReaders.get() > 2);
-    assertTrue("the tiny cache must evict: " + f.cacheStats, f.cacheStats.evictions() > 100);
-    assertTrue("merge inputs read around the cache: " + f.cacheStats, f.cacheStats.readAround() > 0);
+    check(f, required);
     assertTrue(f.cacheStats.toString(), f.cacheStats.allocatedBytes() <= c.cacheBytes);
   }
 
   /** Readers interrupted continuously, no closes: every read correct, inputs stay open. */
   public void testInterruptStorm() throws Exception {
-    ConcurrencyStress.Config c = new ConcurrencyStress.Config();
-    c.seed = random().nextLong();
-    c.durationMillis = millis(2);
+    List<String> required = reads("private opens", "reads while interrupted");
+    ConcurrencyStress.Config c = config(random().nextLong(), millis(2), required);
     c.readers = 3;
     c.closers = 0;
     c.interrupts = true;
     ConcurrencyStress.Figures f = ConcurrencyStress.run(createTempDir(), c);
     System.out.println("stress (interrupt storm) seed=0x" + Long.toHexString(c.seed) + ": " + f);
-    check(f);
-    assertTrue(f.interrupts.get() > 1_000);
+    check(f, required);
     assertEquals("an interrupt must not close an input", 0, f.alreadyClosedSeen.get());
   }
 }

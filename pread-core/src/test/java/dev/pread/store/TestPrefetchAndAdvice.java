@@ -1,6 +1,7 @@
 package dev.pread.store;
 
 import dev.pread.nativeio.Advice;
+import dev.pread.nativeio.FaultInjection;
 import dev.pread.nativeio.NativeFile;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -104,13 +105,16 @@ public class TestPrefetchAndAdvice extends LuceneTestCase {
   }
 
   /**
-   * setPrefetch(false): prefetch on inputs opened afterwards (and their clones and slices) leaves an
-   * evicted range out of the page cache, yet still checks bounds; an input opened after
-   * setPrefetch(true) brings the same range in, so the first result is not just a slow kernel.
+   * setPrefetch(false): prefetch on inputs opened afterwards (and their clones and slices) gives
+   * the kernel no advice, so an evicted range stays out of the page cache, yet still checks bounds;
+   * an input opened after setPrefetch(true) advises once and brings the same range in. The advice
+   * is counted at the {@code posix_fadvise} call ({@link FaultInjection#adviceCalls()}), so that
+   * "no advice" is known when prefetch returns, without waiting for I/O that should not happen.
    */
   public void testPrefetchOffIsANoOp() throws Exception {
     Path root = createTempDir();
-    try (PreadDirectory dir = new PreadDirectory(root)) {
+    try (PreadDirectory dir = new PreadDirectory(root);
+        FaultInjection calls = FaultInjection.install(root)) {
       assertTrue("prefetch is on by default", dir.isPrefetch());
       TestContent.write(dir, "f", 5, 4 << 20);
       Path real = Unwrappable.unwrapAll(root).resolve("f").toAbsolutePath();
@@ -125,20 +129,23 @@ public class TestPrefetchAndAdvice extends LuceneTestCase {
         assumeTrue(
             "this file system keeps pages after POSIX_FADV_DONTNEED (tmpfs?): cannot make the file cold",
             probe.cachedPages(pos, 16384) == 0);
+        long advised = calls.adviceCalls();
         off.prefetch(pos, 16384);
         off.clone().prefetch(pos, 16384);
         off.slice("s", pos, 16384).prefetch(0, 16384);
         off.randomAccessSlice(pos, 16384).prefetch(0, 16384);
         expectThrows(IllegalArgumentException.class, () -> off.prefetch(4 << 20, 1));
-        Thread.sleep(200);
+        assertEquals("posix_fadvise called although prefetch is off", advised, calls.adviceCalls());
         assertEquals("pages cached although prefetch is off", 0, probe.cachedPages(pos, 16384));
 
         dir.setPrefetch(true);
         off.prefetch(pos, 16384); // opened while off: stays off
-        Thread.sleep(200);
+        assertEquals("an input keeps the setting it was opened with", advised, calls.adviceCalls());
         assertEquals("an input keeps the setting it was opened with", 0, probe.cachedPages(pos, 16384));
         try (IndexInput on = dir.openInput("f", IOContext.DEFAULT)) {
+          long opened = calls.adviceCalls(); // opening gives the input its read advice
           on.prefetch(pos, 16384);
+          assertEquals("one WILLNEED for a cold range once prefetch is on", opened + 1, calls.adviceCalls());
           assertTrue("prefetch turned back on never reached the page cache", becomesCached(probe, pos));
         }
       }

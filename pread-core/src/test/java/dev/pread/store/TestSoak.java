@@ -29,12 +29,26 @@ import org.apache.lucene.tests.util.TimeUnits;
  * through a block cache of one to eight blocks (eviction churn). Skipped without the property; {@code ./pread soak --minutes N} runs it. Every
  * round uses new seeds, printed, so a failure can be replayed ({@code -Dpread.fuzz.seed} for a
  * fuzz round, {@code -Dtests.seed} for the whole run).
+ *
+ * <p>At the end it asserts, besides no wrong read: the process has the same open descriptors as at
+ * the start (those it gained are listed on failure); {@link NativeBuffers} has the same live
+ * buffers and bytes; and, when native memory tracking is on ({@code ./pread soak} turns it on), the
+ * JVM's "Other" category, where FFM arenas and direct buffers allocate, holds at most {@value
+ * #NMT_OTHER_TOLERANCE} allocations more than at the start, and at most that many times {@link
+ * NativeBuffers#BUFFER_SIZE} bytes more.
  */
 @TimeoutSuite(millis = 100 * TimeUnits.HOUR)
 @SuppressSysoutChecks(bugUrl = "prints its figures")
 public class TestSoak extends LuceneTestCase {
   private static final long FUZZ_PHASE_MILLIS = 20_000;
   private static final long STRESS_PHASE_MILLIS = 30_000;
+  /**
+   * Allocations NMT "Other" may hold above its start at the end: room for a JDK-internal buffer or
+   * two (a thread's cached temporary direct buffer), far below one per round, which a leaked cache,
+   * arena or buffer per run would exceed within a round (each round opens several caches and many
+   * thousands of inputs).
+   */
+  private static final int NMT_OTHER_TOLERANCE = 4;
 
   public void testSoak() throws Exception {
     String minutesProperty = System.getProperty("pread.soak.minutes", "");
@@ -47,12 +61,13 @@ public class TestSoak extends LuceneTestCase {
     long deadline = start + (long) (minutes * 60e9);
 
     FaultInjection.allocateWholeBufferPool();
+    Map<Integer, String> fdsAtStart = OpenDescriptors.targets();
     long fdsBefore = OpenDescriptors.total();
     long buffersBefore = NativeBuffers.liveBuffers();
     long bufferBytesBefore = NativeBuffers.liveBytes();
-    String nmtBefore = nmtOther();
-    System.out.printf(Locale.ROOT, "soak: %.1f minutes; at start: process descriptors %d, native buffers %d (%,d bytes), %s%n",
-        minutes, fdsBefore, buffersBefore, bufferBytesBefore, nmtBefore);
+    NmtOther nmtBefore = nmtOther();
+    System.out.printf(Locale.ROOT, "soak: %.1f minutes; at start: process descriptors %d, native buffers %d (%,d bytes), %s, %s%n",
+        minutes, fdsBefore, buffersBefore, bufferBytesBefore, describe(nmtBefore), rss());
 
     DifferentialFuzzer.Stats fuzz = new DifferentialFuzzer.Stats();
     Map<String, DifferentialFuzzer.Stats> fuzzByMode = new TreeMap<>();
@@ -136,9 +151,11 @@ public class TestSoak extends LuceneTestCase {
     }
 
     long fdsAfter = OpenDescriptors.total();
+    Map<Integer, String> fdsGained = new TreeMap<>(OpenDescriptors.targets());
+    fdsGained.entrySet().removeIf(e -> e.getValue().equals(fdsAtStart.get(e.getKey())));
     long buffersAfter = NativeBuffers.liveBuffers();
     long bufferBytesAfter = NativeBuffers.liveBytes();
-    String nmtAfter = nmtOther();
+    NmtOther nmtAfter = nmtOther();
     double elapsed = (System.nanoTime() - start) / 60e9;
     System.out.printf(Locale.ROOT, "soak: ---- figures after %.1f minutes, %d rounds ----%n", elapsed, round);
     System.out.printf(Locale.ROOT,
@@ -165,11 +182,24 @@ public class TestSoak extends LuceneTestCase {
         "soak: descriptors under the test directories after each run: max %d; process descriptors %d -> %d;"
             + " native buffers %d -> %d (%,d -> %,d bytes)%n",
         maxFdsUnder, fdsBefore, fdsAfter, buffersBefore, buffersAfter, bufferBytesBefore, bufferBytesAfter);
-    System.out.println("soak: JVM native memory: before " + nmtBefore + "; after " + nmtAfter);
+    System.out.println("soak: JVM native memory: before " + describe(nmtBefore) + "; after " + describe(nmtAfter) + ", " + rss());
     System.out.println("soak: seeds: " + String.join(" ", seeds));
-    assertEquals(0, wrong);
-    assertEquals(buffersBefore, buffersAfter);
-    assertEquals(bufferBytesBefore, bufferBytesAfter);
+    assertEquals("wrong reads", 0, wrong);
+    assertEquals("NativeBuffers live buffers at the end", buffersBefore, buffersAfter);
+    assertEquals("NativeBuffers live bytes at the end", bufferBytesBefore, bufferBytesAfter);
+    if (OpenDescriptors.available()) {
+      assertEquals("process descriptors at the end; opened since the start and still open: " + fdsGained, fdsBefore, fdsAfter);
+      assertEquals("descriptors opened since the start and still open", Map.of(), fdsGained);
+    }
+    if (nmtBefore != null && nmtAfter != null) {
+      String nmt = "NMT Other: " + describe(nmtBefore) + " -> " + describe(nmtAfter);
+      assertTrue(nmt + ": more than " + NMT_OTHER_TOLERANCE + " allocations above the start",
+          nmtAfter.allocations() <= nmtBefore.allocations() + NMT_OTHER_TOLERANCE);
+      assertTrue(nmt + ": more than " + NMT_OTHER_TOLERANCE + " x " + NativeBuffers.BUFFER_SIZE + " bytes above the start",
+          nmtAfter.committedKb() * 1024 <= nmtBefore.committedKb() * 1024 + (long) NMT_OTHER_TOLERANCE * NativeBuffers.BUFFER_SIZE);
+    } else {
+      System.out.println("soak: NMT off: native memory checked with NativeBuffers' counters only");
+    }
   }
 
   private static long remaining(long deadline) {
@@ -187,22 +217,20 @@ public class TestSoak extends LuceneTestCase {
     }
   }
 
+  /** NMT's "Other" category: committed KiB and the number of allocations. */
+  private record NmtOther(long committedKb, long allocations) {}
+
+  private static String describe(NmtOther nmt) {
+    return nmt == null
+        ? "NMT off"
+        : "NMT Other (FFM arenas, direct buffers) " + nmt.committedKb() + " KB in " + nmt.allocations() + " blocks";
+  }
+
   /**
-   * The JVM's native memory tracking figure for "Other", where FFM arenas and direct buffers
-   * allocate (needs -XX:NativeMemoryTracking=summary, which ./pread soak sets), and the process's
-   * resident set size.
+   * The JVM's native memory tracking figures for "Other", where FFM arenas and direct buffers
+   * allocate; null unless the JVM runs with -XX:NativeMemoryTracking=summary (./pread soak sets it).
    */
-  private static String nmtOther() {
-    String rss = "";
-    try {
-      for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
-        if (line.startsWith("VmRSS:")) {
-          rss = "RSS " + line.replaceAll("[^0-9]", "") + " KiB";
-        }
-      }
-    } catch (IOException | RuntimeException e) {
-      rss = "RSS unknown";
-    }
+  private static NmtOther nmtOther() {
     try {
       String summary =
           (String) ManagementFactory.getPlatformMBeanServer()
@@ -212,12 +240,23 @@ public class TestSoak extends LuceneTestCase {
                   new Object[] {new String[] {"summary"}},
                   new String[] {String[].class.getName()});
       Matcher m = Pattern.compile("Other \\(reserved=\\d+KB, committed=(\\d+)KB\\)\\s*\\(malloc=\\d+KB[^#]*#(\\d+)").matcher(summary);
-      if (m.find()) {
-        return "NMT Other (FFM arenas, direct buffers) " + m.group(1) + " KB in " + m.group(2) + " blocks, " + rss;
-      }
-      return "NMT off, " + rss;
+      return m.find() ? new NmtOther(Long.parseLong(m.group(1)), Long.parseLong(m.group(2))) : null;
     } catch (Exception e) {
-      return "NMT unavailable, " + rss;
+      return null;
     }
+  }
+
+  /** The process's resident set size, for the figures (not asserted: it includes the Java heap). */
+  private static String rss() {
+    try {
+      for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+        if (line.startsWith("VmRSS:")) {
+          return "RSS " + line.replaceAll("[^0-9]", "") + " KiB";
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      // not on Linux
+    }
+    return "RSS unknown";
   }
 }

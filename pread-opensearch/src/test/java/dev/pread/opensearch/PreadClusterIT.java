@@ -7,15 +7,20 @@ import dev.pread.store.CachedPreadDirectory;
 import dev.pread.store.PreadDirectory;
 import java.util.Collection;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.IntStream;
 import org.opensearch.cluster.ClusterState;
+import org.opensearch.cluster.routing.RecoverySource;
 import org.opensearch.cluster.routing.ShardRouting;
 import org.opensearch.cluster.routing.ShardRoutingState;
 import org.opensearch.common.settings.Settings;
 import org.opensearch.indices.IndicesService;
+import org.opensearch.indices.recovery.RecoveryState;
+import org.opensearch.indices.replication.common.ReplicationLuceneIndex;
 import org.opensearch.plugins.Plugin;
 import org.opensearch.plugins.PluginsService;
 import org.opensearch.test.OpenSearchIntegTestCase;
@@ -27,7 +32,13 @@ import org.opensearch.test.OpenSearchIntegTestCase;
  * copy reading through its node's one block cache, and every search must return the documents the
  * index must hold, from primaries and replicas alike, before and after each step. {@code
  * index.shard.check_on_startup: true} makes every shard that starts (after creation, relocation or
- * restart) run Lucene's CheckIndex, which reads all its files through the plugin's directory. The
+ * restart) run Lucene's CheckIndex, which reads all its files through the plugin's directory.
+ *
+ * <p>Relocation: the node that leaves holds copies of both indices, and for each index the
+ * recovery API must show each of those copies rebuilt on another node by a peer recovery that
+ * copied files (read through the source's plugin directory). Restart: the recovery of every copy
+ * on the restarted node must have used the files on its disk: a recovery from the existing store,
+ * or a peer recovery that either reused files it had or needed none (operations only). The
  * restarted node's old cache must be closed (the plugin closes it with the node) and the new node
  * must build a new one.
  */
@@ -82,12 +93,18 @@ public class PreadClusterIT extends OpenSearchIntegTestCase {
     assertEquals("two shards, two copies each", 4, assertCachedOnEveryCopy());
     assertSearchesEverywhere(IntStream.range(0, 2000));
 
-    // Relocation: keep both indices off the node holding shard 0's primary of the first. Their
-    // copies move to the other nodes by peer recovery, which reads the files to send through the
-    // plugin's directories.
-    ClusterState state = clusterState();
-    ShardRouting primary = state.routingTable().index(INDEX).shard(0).primaryShard();
-    String leaving = state.nodes().get(primary.currentNodeId()).getName();
+    // Relocation: keep both indices off a node holding copies of both (each index's four copies
+    // cover at least two of the three nodes, so two indices share one). The copies move to the
+    // other nodes by peer recovery, which reads the files to send through the plugin's directories.
+    Map<String, Map<Integer, Set<String>>> beforeMove = new TreeMap<>();
+    for (String index : INDICES) {
+      beforeMove.put(index, copiesByShard(index));
+    }
+    String leaving =
+        nodesHoldingCopies(INDEX).stream()
+            .filter(nodesHoldingCopies(CACHED)::contains)
+            .findFirst()
+            .orElseThrow(() -> new AssertionError("no node holds copies of both indices: " + beforeMove));
     assertAcked(
         client().admin().indices().prepareUpdateSettings(INDICES)
             .setSettings(Settings.builder().put("index.routing.allocation.exclude._name", leaving)));
@@ -97,6 +114,9 @@ public class PreadClusterIT extends OpenSearchIntegTestCase {
     assertFalse("no copy left on " + leaving + ": " + holders, holders.contains(leaving));
     assertEquals(2, holders.size());
     assertEquals("the cached index moved to the same two nodes", holders, nodesHoldingCopies(CACHED));
+    for (String index : INDICES) {
+      assertMovedByPeerRecovery(index, leaving, beforeMove.get(index));
+    }
     assertEquals(4, assertPreadOnEveryCopy());
     assertEquals(4, assertCachedOnEveryCopy());
     assertSearchesEverywhere(IntStream.range(0, 2000));
@@ -118,6 +138,9 @@ public class PreadClusterIT extends OpenSearchIntegTestCase {
     }
     assertTrue("the restarted node holds copies again", nodesHoldingCopies(INDEX).contains(restarted));
     assertTrue("the restarted node holds cached copies again", nodesHoldingCopies(CACHED).contains(restarted));
+    for (String index : INDICES) {
+      assertRecoveredFromLocalFiles(index, restarted);
+    }
     BlockCache newCache = Directories.nodeCache(internalCluster().getInstance(PluginsService.class, restarted));
     if (newCache != null) {
       assertNotSame(oldCache, newCache);
@@ -179,6 +202,104 @@ public class PreadClusterIT extends OpenSearchIntegTestCase {
       assertEquals(any, TestDocs.assertSearches(client(), index, "_primary", IntStream.of(numbers)));
       assertEquals(any, TestDocs.assertSearches(client(), index, "_replica", IntStream.of(numbers)));
     }
+  }
+
+  /**
+   * Asserts that each shard of {@code index} that had a copy on {@code leaving} has, instead, a new
+   * copy on another node, built by a finished peer recovery that copied files.
+   */
+  private void assertMovedByPeerRecovery(String index, String leaving, Map<Integer, Set<String>> before) {
+    Map<Integer, Set<String>> after = copiesByShard(index);
+    int moved = 0;
+    for (Map.Entry<Integer, Set<String>> shard : before.entrySet()) {
+      if (!shard.getValue().contains(leaving)) {
+        continue;
+      }
+      Set<String> added = new TreeSet<>(after.getOrDefault(shard.getKey(), Set.of()));
+      added.removeAll(shard.getValue());
+      String where = index + "[" + shard.getKey() + "] " + shard.getValue() + " -> " + after.get(shard.getKey());
+      assertEquals(where + ": one new copy for the one that left " + leaving, 1, added.size());
+      RecoveryState recovery = recoveryOf(index, shard.getKey(), added.iterator().next());
+      logger.info("moved off {}: {}: {}", leaving, where, describe(recovery));
+      assertEquals(where + ": " + describe(recovery), RecoverySource.Type.PEER, recovery.getRecoverySource().getType());
+      assertEquals(where + ": " + describe(recovery), RecoveryState.Stage.DONE, recovery.getStage());
+      assertTrue(
+          where + ": files copied from the peer: " + describe(recovery),
+          recovery.getIndex().recoveredFileCount() > 0 && recovery.getIndex().recoveredBytes() > 0);
+      moved++;
+    }
+    assertTrue(index + ": " + leaving + " held no copy to move: " + before, moved > 0);
+  }
+
+  /**
+   * Asserts that every copy of {@code index} on {@code node} was recovered from the files on its
+   * disk, not by copying the shard from a peer: from its existing store, or by a peer recovery that
+   * reused files it had, or that received no files and fewer operations from the peer than the
+   * copy holds documents (it started from its own commit and replayed its own translog).
+   */
+  private void assertRecoveredFromLocalFiles(String index, String node) {
+    int copies = 0;
+    for (Map.Entry<Integer, Set<String>> shard : copiesByShard(index).entrySet()) {
+      if (!shard.getValue().contains(node)) {
+        continue;
+      }
+      RecoveryState recovery = recoveryOf(index, shard.getKey(), node);
+      long docs =
+          internalCluster().getInstance(IndicesService.class, node).indexServiceSafe(resolveIndex(index))
+              .getShard(shard.getKey()).docStats().getCount();
+      String where = index + "[" + shard.getKey() + "] on " + node + ", " + docs + " documents: " + describe(recovery);
+      logger.info("after the restart: {}", where);
+      assertEquals(where, RecoveryState.Stage.DONE, recovery.getStage());
+      RecoverySource.Type type = recovery.getRecoverySource().getType();
+      ReplicationLuceneIndex files = recovery.getIndex();
+      boolean local =
+          type == RecoverySource.Type.EXISTING_STORE
+              || (type == RecoverySource.Type.PEER
+                  && (files.reusedBytes() > 0
+                      || (files.totalFileCount() == 0 && operationsFromPeer(recovery) < docs)));
+      assertTrue(where + ": recovered by copying the shard from a peer, not from the files on its disk", local);
+      copies++;
+    }
+    assertEquals(index + ": copies on " + node, 2, copies);
+  }
+
+  /** The recovery that built the current copy of {@code index}[{@code shard}] on {@code node}. */
+  private static RecoveryState recoveryOf(String index, int shard, String node) {
+    List<RecoveryState> states =
+        client().admin().indices().prepareRecoveries(index).get().shardRecoveryStates().getOrDefault(index, List.of());
+    for (RecoveryState state : states) {
+      if (state.getShardId().id() == shard && state.getTargetNode().getName().equals(node)) {
+        return state;
+      }
+    }
+    throw new AssertionError("no recovery of " + index + "[" + shard + "] on " + node + " among " + states.size());
+  }
+
+  /** Operations a recovery replayed that did not come from the copy's own translog. */
+  private static long operationsFromPeer(RecoveryState r) {
+    return r.getTranslog().recoveredOperations() - Math.max(0, r.getTranslog().totalLocal());
+  }
+
+  private static String describe(RecoveryState r) {
+    ReplicationLuceneIndex files = r.getIndex();
+    return String.format(
+        Locale.ROOT,
+        "%s recovery, stage %s, %s -> %s, primary %s; files: %d (%d reused, %d recovered), bytes: %d (%d reused, %d"
+            + " recovered); translog: %d operations recovered, %d from the local translog (-1: none read)",
+        r.getRecoverySource().getType(), r.getStage(), r.getSourceNode() == null ? "-" : r.getSourceNode().getName(),
+        r.getTargetNode().getName(), r.getPrimary(), files.totalFileCount(), files.reusedFileCount(),
+        files.recoveredFileCount(), files.totalBytes(), files.reusedBytes(), files.recoveredBytes(),
+        r.getTranslog().recoveredOperations(), r.getTranslog().totalLocal());
+  }
+
+  /** Shard number to the names of the nodes holding a started copy of it. */
+  private static Map<Integer, Set<String>> copiesByShard(String index) {
+    ClusterState state = clusterState();
+    Map<Integer, Set<String>> copies = new TreeMap<>();
+    for (ShardRouting copy : state.routingTable().index(index).shardsWithState(ShardRoutingState.STARTED)) {
+      copies.computeIfAbsent(copy.id(), k -> new TreeSet<>()).add(state.nodes().get(copy.currentNodeId()).getName());
+    }
+    return copies;
   }
 
   private static ClusterState clusterState() {
