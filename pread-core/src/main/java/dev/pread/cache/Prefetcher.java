@@ -37,6 +37,16 @@ final class Prefetcher {
 
   private final ThreadFactory newThread;
   private final AtomicBoolean startFailureLogged = new AtomicBoolean();
+  /**
+   * After a thread could not start, prefetches are dropped without trying again until this {@link
+   * System#nanoTime} (0: no such failure): a failed start costs milliseconds (the kernel refusing
+   * {@code clone}), which a query must not pay at every prefetch while a pids limit holds.
+   */
+  volatile long startBlockedUntil;
+
+  /** How long prefetches are dropped after a thread could not start; tests change it. */
+  long startRetryNanos = 1_000_000_000L;
+
   private volatile ThreadPoolExecutor pool;
   private volatile boolean closed;
 
@@ -85,6 +95,10 @@ final class Prefetcher {
    * later ({@link FileBlocks} tasks are claimed by exactly one of runner and canceller).
    */
   boolean submit(Runnable task) {
+    long blocked = startBlockedUntil;
+    if (blocked != 0 && System.nanoTime() - blocked < 0) {
+      return false; // a thread could not start lately: do not pay for another failed start now
+    }
     try {
       ExecutorService p = pool;
       if (p == null) {
@@ -98,6 +112,7 @@ final class Prefetcher {
     } catch (RejectedExecutionException e) {
       return false; // closed
     } catch (RuntimeException | OutOfMemoryError e) {
+      startBlockedUntil = System.nanoTime() + startRetryNanos;
       logStartFailure(e);
       return false;
     }

@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.lucene.tests.util.LuceneTestCase;
@@ -312,6 +313,7 @@ public class TestPrefetch extends LuceneTestCase {
     try (BlockCache cache =
             BlockCache.builder(32L * BLOCK).blockSize(BLOCK).prefetchThreads(1).prefetchThreadFactory(failing).build();
         CachedFile f = cache.open(p)) {
+      cache.prefetcher.startRetryNanos = TimeUnit.HOURS.toNanos(1); // no retry until the test says
       f.prefetch(0, 8L * BLOCK);
       BlockCacheStats s = cache.stats();
       assertEquals("the pool asked for a thread, which was refused", 1, asked.get());
@@ -337,7 +339,14 @@ public class TestPrefetch extends LuceneTestCase {
       s = cache.stats();
       assertEquals(s.toString(), 8, s.misses());
 
-      // Threads start again: a later prefetch loads its blocks and the reads hit.
+      // Right after a failed start, prefetches are dropped without asking for a thread again.
+      f.prefetch(8L * BLOCK, 2L * BLOCK);
+      assertEquals("no second try while the start is blocked", 1, asked.get());
+      assertEquals(cache.stats().toString(), 10, cache.stats().prefetchDropped());
+      assertEquals(0, cache.prefetcher.inFlight());
+
+      // Threads start again once the block ends: a later prefetch loads its blocks and the reads hit.
+      cache.prefetcher.startBlockedUntil = System.nanoTime();
       f.prefetch(8L * BLOCK, 8L * BLOCK);
       Content.awaitPrefetches(cache);
       s = cache.stats();
