@@ -38,7 +38,9 @@ import org.apache.lucene.util.Unwrappable;
  * dev.pread.adaptive.cache.bytes} override the choice and the cache's size.
  *
  * <p><b>Memory.</b> The block cache is created at the first switch to it, and its memory, which the
- * kernel cannot reclaim, is freed when the last adaptive directory closes. Each open file is one
+ * kernel cannot reclaim, is freed when the last adaptive directory closes. Where the memory left
+ * for file pages is too small for a cache of 16 MiB, inputs read the page cache with {@code pread}
+ * and no readahead instead, as {@link PreadDirectory} does. Each open file is one
  * memory mapping ({@code vm.max_map_count}, 65530 by default, bounds the files a JVM can have open
  * through mappings, as for {@code MMapDirectory}), and each open file that queries read holds a
  * descriptor, as with {@link PreadDirectory}, so that the cache can read a file that was deleted
@@ -86,9 +88,28 @@ public class AdaptiveDirectory extends FSDirectory {
     return regime;
   }
 
-  /** True while inputs read through the block cache; false while they read memory mappings. */
+  /** How inputs of files that queries read are read now (merges and read-once inputs always map). */
+  public enum ReadPath {
+    /** Through memory mappings: the page cache with the kernel's readahead, as MMapDirectory. */
+    MAPPINGS,
+    /** Through the shared block cache. */
+    BLOCK_CACHE,
+    /** Through the page cache with pread and no readahead, as PreadDirectory. */
+    PAGE_CACHE
+  }
+
+  /** How inputs read now; see {@link ReadPath}. */
+  public ReadPath readPath() {
+    return switch (regime.path()) {
+      case AdaptiveFile.CACHE -> ReadPath.BLOCK_CACHE;
+      case AdaptiveFile.PAGE_CACHE -> ReadPath.PAGE_CACHE;
+      default -> ReadPath.MAPPINGS;
+    };
+  }
+
+  /** True while inputs read through the block cache. */
   public boolean isReadingCache() {
-    return regime.isCached();
+    return readPath() == ReadPath.BLOCK_CACHE;
   }
 
   /** Total size of the files open through adaptive directories sharing this one's choice. */

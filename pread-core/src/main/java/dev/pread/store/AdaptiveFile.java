@@ -28,8 +28,21 @@ import org.apache.lucene.util.IOUtils;
  * <p>Thread-safe.
  */
 final class AdaptiveFile {
-  /** {@link #readPath} values: read the mapping, read the block cache, or the file shrank. */
-  static final int MAPPED = 0, CACHE = 1, TRUNCATED = 2;
+  /**
+   * {@link #readPath} values: read the mapping, the block cache, or the page cache with {@code
+   * pread}; or the file shrank.
+   */
+  static final int MAPPED = 0, CACHE = 1, PAGE_CACHE = 3, TRUNCATED = 2;
+
+  /** A read path's name, for messages. */
+  static String pathName(int path) {
+    return switch (path) {
+      case MAPPED -> "mappings";
+      case CACHE -> "block cache";
+      case PAGE_CACHE -> "page cache";
+      default -> "truncated";
+    };
+  }
 
   final Path path;
   final long size;
@@ -53,6 +66,8 @@ final class AdaptiveFile {
   private final NativeFile handle;
   private final Arena arena;
   private volatile CachedFile cached;
+  /** The whole file through the page cache with pread and RANDOM advice; made on first use. */
+  private volatile PreadIndexInput pageCache;
   private volatile boolean closed;
 
   private AdaptiveFile(
@@ -124,9 +139,9 @@ final class AdaptiveFile {
   }
 
   /** Sets the read path for the regime's mode, unless the file shrank. Caller holds the regime's lock. */
-  void follow(boolean cache) {
+  void follow(int path) {
     if (readPath != TRUNCATED) {
-      readPath = cache && usesCache ? CACHE : MAPPED;
+      readPath = usesCache ? path : MAPPED;
     }
   }
 
@@ -156,6 +171,32 @@ final class AdaptiveFile {
     }
   }
 
+  /** An input of the whole file reading the page cache with {@code pread}, made on first use. */
+  PreadIndexInput pageCache() throws IOException {
+    PreadIndexInput p = pageCache;
+    return p != null ? p : openPageCache();
+  }
+
+  private synchronized PreadIndexInput openPageCache() throws IOException {
+    if (closed) {
+      throw new AlreadyClosedException("already closed: " + path);
+    }
+    if (pageCache == null) {
+      if (handle == null) {
+        throw new IllegalStateException(path + ": no pread without native access");
+      }
+      NativeFile file = handle.reopen(false); // a descriptor of its own, for its own advice
+      try {
+        file.advise(0, 0, dev.pread.nativeio.Advice.RANDOM);
+      } catch (IOException e) {
+        // advice is a hint: read on without it
+      }
+      pageCache =
+          new PreadIndexInput("AdaptiveIndexInput(path=\"" + path + "\", page cache)", file, PreadDirectory.DEFAULT_BUFFER_SIZE);
+    }
+    return pageCache;
+  }
+
   void adviseMapping(MapAdvice advice) {
     if (size > 0) {
       MappedFiles.advise(map, 0, size, advice);
@@ -173,7 +214,7 @@ final class AdaptiveFile {
     closed = true;
     regime.unregister(this);
     try {
-      IOUtils.close(cached, handle);
+      IOUtils.close(cached, pageCache, handle);
     } finally {
       arena.close();
     }

@@ -1,6 +1,5 @@
 package dev.pread.store;
 
-import dev.pread.cache.BlockReader;
 import dev.pread.nativeio.MappedFiles;
 import dev.pread.nativeio.MappedFiles.MapAdvice;
 import java.io.EOFException;
@@ -15,9 +14,10 @@ import org.apache.lucene.store.MemorySegmentAccessInput;
 
 /**
  * {@link AdaptiveDirectory}'s input: reads the file's memory mapping or, while its {@link
- * AdaptiveRegime} says so, the shared block cache through a {@link BlockReader} of its own. Every
- * read looks at the regime's mode, so an open input follows a switch within a read or two; both
- * ways give the same bytes.
+ * AdaptiveRegime} says so, the shared block cache (through a {@link dev.pread.cache.BlockReader}
+ * of its own) or the page cache with {@code pread} (through a clone of a buffered input). Every read
+ * looks at the file's read path, so an open input follows a switch at its next read; every path
+ * gives the same bytes.
  *
  * <p>Implements {@link MemorySegmentAccessInput}: while reading mappings, {@link
  * #segmentSliceOrNull} hands out slices of the mapping, so Lucene's vector scorers and postings
@@ -46,7 +46,10 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
   private final boolean isClone;
   private final PrefetchBackoff backoff;
   private long pos;
-  private BlockReader reader;
+  /** Reads other than through the mapping, made for {@link #otherPath}; null until needed. */
+  private PositionalReader other;
+
+  private int otherPath;
 
   AdaptiveIndexInput(String description, AdaptiveFile file, AdaptiveRegime regime) {
     this(description, file, regime, file.map, 0, file.size, false, new PrefetchBackoff());
@@ -72,7 +75,8 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
   }
 
   /**
-   * True while this input reads the mapping, false while it reads the block cache.
+   * True while this input reads the mapping, false while it reads the block cache or the page
+   * cache with {@code pread}.
    *
    * @throws IOException naming the file if it was found shorter than at open
    */
@@ -81,7 +85,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
     if (path == AdaptiveFile.MAPPED) {
       return true;
     }
-    if (path == AdaptiveFile.CACHE) {
+    if (path != AdaptiveFile.TRUNCATED) {
       return false;
     }
     throw new IOException(
@@ -89,17 +93,21 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
             + " at open): " + this);
   }
 
-  private BlockReader reader() throws IOException {
-    BlockReader r = reader;
-    if (r == null) {
+  /** The reader of the path the file follows now, other than its mapping. */
+  private PositionalReader other() throws IOException {
+    int path = file.readPath;
+    if (other == null || otherPath != path) {
       try {
-        r = file.cached().newReader();
+        other =
+            path == AdaptiveFile.PAGE_CACHE
+                ? PositionalReader.of(file.pageCache().clone())
+                : PositionalReader.of(file.cached().newReader());
       } catch (IllegalStateException e) {
         throw alreadyClosed(e);
       }
-      reader = r;
+      otherPath = path;
     }
-    return r;
+    return other;
   }
 
   // ---- errors
@@ -165,6 +173,18 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
     return v;
   }
 
+  // Overridden only to call super: the JIT then compiles copies of DataInput's varint loops in
+  // which readByte() is this class's and inlined, as Lucene's MemorySegmentIndexInput does.
+  @Override
+  public int readVInt() throws IOException {
+    return super.readVInt();
+  }
+
+  @Override
+  public long readVLong() throws IOException {
+    return super.readVLong();
+  }
+
   @Override
   public void readBytes(byte[] b, int off, int len) throws IOException {
     readBytes(pos, b, off, len);
@@ -186,7 +206,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
       }
     } else {
       checkRead(p, (long) count * Long.BYTES);
-      reader().readLongs(offset + p, dst, off, count);
+      other().readLongs(offset + p, dst, off, count);
     }
     pos = p + (long) count * Long.BYTES;
   }
@@ -206,7 +226,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
       }
     } else {
       checkRead(p, (long) count * Integer.BYTES);
-      reader().readInts(offset + p, dst, off, count);
+      other().readInts(offset + p, dst, off, count);
     }
     pos = p + (long) count * Integer.BYTES;
   }
@@ -226,7 +246,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
       }
     } else {
       checkRead(p, (long) count * Float.BYTES);
-      reader().readFloats(offset + p, dst, off, count);
+      other().readFloats(offset + p, dst, off, count);
     }
     pos = p + (long) count * Float.BYTES;
   }
@@ -272,7 +292,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
       java.util.Objects.checkFromIndexSize(off, len, b.length);
       checkRead(p, len);
       if (len > 0) {
-        reader().readBytes(offset + p, b, off, len);
+        other().readBytes(offset + p, b, off, len);
       }
     }
   }
@@ -290,7 +310,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
       }
     }
     checkRead(p, 1);
-    return reader().readByte(offset + p);
+    return other().readByte(offset + p);
   }
 
   private short readShortAt(long p) throws IOException {
@@ -306,7 +326,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
       }
     }
     checkRead(p, Short.BYTES);
-    return reader().readShort(offset + p);
+    return other().readShort(offset + p);
   }
 
   private int readIntAt(long p) throws IOException {
@@ -322,7 +342,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
       }
     }
     checkRead(p, Integer.BYTES);
-    return reader().readInt(offset + p);
+    return other().readInt(offset + p);
   }
 
   private long readLongAt(long p) throws IOException {
@@ -338,7 +358,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
       }
     }
     checkRead(p, Long.BYTES);
-    return reader().readLong(offset + p);
+    return other().readLong(offset + p);
   }
 
   // ---- positioning, slices, clones
@@ -432,6 +452,8 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
       }
       backoff.miss();
       MappedFiles.advise(file.map, start, end - start, MapAdvice.WILLNEED);
+    } else if (file.readPath == AdaptiveFile.PAGE_CACHE) {
+      file.pageCache().prefetch(offset + off, len);
     } else {
       try {
         file.cached().prefetch(offset + off, len);

@@ -26,8 +26,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * as {@code MMapDirectory} reads. Once they do not, inputs read through the block cache, sized to
  * that memory, and the mappings are advised {@code MADV_RANDOM} so that a reader still holding
  * one (a vector scorer, a postings decoder) does not fault in readahead windows. If that memory is
- * below 16 MiB, too little for a cache the kernel could not take back, inputs stay on the mappings,
- * advised {@code MADV_RANDOM}. The directories
+ * below 16 MiB, too little for a cache the kernel could not take back, inputs read the page cache
+ * with {@code pread} and {@code POSIX_FADV_RANDOM} instead, as {@link PreadDirectory} does: its
+ * pages are not mapped, so the kernel reclaims them without unmapping. The directories
  * go back to mappings when the files fall below {@value #UNFIT_SHARE} of that memory; the gap
  * keeps them from switching back and forth. Every switch is logged with its figures.
  *
@@ -91,7 +92,7 @@ final class AdaptiveRegime {
   private final Set<AdaptiveFile> files = ConcurrentHashMap.newKeySet();
 
   /** True while inputs read through the cache; each file's {@link AdaptiveFile#readPath} follows it. */
-  private volatile boolean cached;
+  private volatile int path = AdaptiveFile.MAPPED;
 
   private volatile long nextCheck = System.nanoTime();
   /** The memory left for files at the last check; opens that pass it bring the next check forward. */
@@ -122,8 +123,8 @@ final class AdaptiveRegime {
           "AdaptiveDirectory: native access is off ({0}); inputs read memory mappings only, with no block cache",
           NativeAccess.unavailableReason().orElse("?"));
     }
-    this.cached = nativeAccess && mode == Mode.CACHED;
-    this.randomAdvice = cached;
+    this.path = nativeAccess && mode == Mode.CACHED ? AdaptiveFile.CACHE : AdaptiveFile.MAPPED;
+    this.randomAdvice = path != AdaptiveFile.MAPPED;
   }
 
   /** The regime of directories created without one: from the system properties. */
@@ -183,8 +184,8 @@ final class AdaptiveRegime {
       if (--users == 0) {
         toClose = cache;
         cache = null;
-        cached = nativeAccess && mode == Mode.CACHED;
-        randomAdvice = cached;
+        path = nativeAccess && mode == Mode.CACHED ? AdaptiveFile.CACHE : AdaptiveFile.MAPPED;
+        randomAdvice = path != AdaptiveFile.MAPPED;
         lastBudget = Long.MAX_VALUE;
         nextCheck = System.nanoTime(); // the next directory looks at once
       }
@@ -203,7 +204,12 @@ final class AdaptiveRegime {
 
   /** True if inputs read through the block cache now. */
   boolean isCached() {
-    return cached;
+    return path == AdaptiveFile.CACHE;
+  }
+
+  /** The read path files follow now: {@link AdaptiveFile#MAPPED}, {@code CACHE} or {@code PAGE_CACHE}. */
+  int path() {
+    return path;
   }
 
   /** True while mappings are advised {@code MADV_RANDOM} because the files do not fit. */
@@ -257,13 +263,13 @@ final class AdaptiveRegime {
     lock.lock();
     try {
       files.add(file);
-      file.follow(cached);
+      file.follow(path);
     } finally {
       lock.unlock();
     }
     if (file.usesCache) {
       long open = openBytes.addAndGet(file.size);
-      if (!cached && open > lastBudget * FIT_SHARE) {
+      if (path == AdaptiveFile.MAPPED && open > lastBudget * FIT_SHARE) {
         nextCheck = System.nanoTime(); // an index opening past the budget: look at the next read
       }
     }
@@ -305,8 +311,11 @@ final class AdaptiveRegime {
         return;
       }
       if (mode == Mode.ALTERNATE) {
-        if (cached || cacheLocked(MIN_CACHE_BYTES) != null) {
-          switchTo(!cached, !cached);
+        // mappings -> block cache -> page cache -> mappings
+        int next = path == AdaptiveFile.MAPPED ? AdaptiveFile.CACHE
+            : path == AdaptiveFile.CACHE ? AdaptiveFile.PAGE_CACHE : AdaptiveFile.MAPPED;
+        if (next != AdaptiveFile.CACHE || cacheLocked(MIN_CACHE_BYTES) != null) {
+          switchTo(next, next != AdaptiveFile.MAPPED);
         }
         return;
       }
@@ -315,7 +324,7 @@ final class AdaptiveRegime {
       if (!readFailureLogged) {
         readFailureLogged = true;
         LOG.log(System.Logger.Level.WARNING, "AdaptiveDirectory: cannot read memory figures (logged once; the mode stays "
-            + (cached ? "cached" : "mapped") + "): " + e.getMessage());
+            + AdaptiveFile.pathName(path) + "): " + e.getMessage());
       }
     } finally {
       lock.unlock();
@@ -328,29 +337,30 @@ final class AdaptiveRegime {
     long budget = budgetForFiles(why);
     lastBudget = budget;
     long open = openBytes.get();
-    boolean fits = cached || randomAdvice ? open <= budget * UNFIT_SHARE : open <= budget * FIT_SHARE;
+    boolean fits = path != AdaptiveFile.MAPPED ? open <= budget * UNFIT_SHARE : open <= budget * FIT_SHARE;
     if (fits) {
-      if (cached || randomAdvice) {
+      if (path != AdaptiveFile.MAPPED) {
         log(open, budget, why, "are below " + UNFIT_SHARE, "memory mappings");
-        switchTo(false, false);
+        switchTo(AdaptiveFile.MAPPED, false);
       }
       return;
     }
-    if (cached) {
+    if (path == AdaptiveFile.CACHE) {
       return;
     }
     if (cache == null && budget < MIN_CACHE_BYTES && fixedCacheBytes == 0) {
-      // No room for memory the kernel cannot take back: stay on the page cache, without readahead.
-      if (!randomAdvice) {
-        log(open, budget, why, "exceed " + FIT_SHARE, "memory mappings without readahead (no room for a block cache"
-            + " of at least " + (MIN_CACHE_BYTES >> 20) + " MiB)");
-        switchTo(false, true);
+      // No room for memory the kernel cannot take back: stay on the page cache, read with pread
+      // and no readahead, whose pages the kernel reclaims more cheaply than mapped ones.
+      if (path != AdaptiveFile.PAGE_CACHE) {
+        log(open, budget, why, "exceed " + FIT_SHARE, "the page cache with pread, without readahead (no room for a"
+            + " block cache of at least " + (MIN_CACHE_BYTES >> 20) + " MiB)");
+        switchTo(AdaptiveFile.PAGE_CACHE, true);
       }
       return;
     }
     if (cacheLocked(budget) != null) {
       log(open, budget, why, "exceed " + FIT_SHARE, "a block cache of " + (cache.budgetBytes() >> 20) + " MiB");
-      switchTo(true, true);
+      switchTo(AdaptiveFile.CACHE, true);
     }
   }
 
@@ -389,10 +399,10 @@ final class AdaptiveRegime {
   }
 
   /** Sets the read path and the mappings' advice. Caller holds the lock. */
-  private void switchTo(boolean toCache, boolean random) {
-    cached = toCache;
+  private void switchTo(int next, boolean random) {
+    path = next;
     for (AdaptiveFile f : files) {
-      f.follow(toCache);
+      f.follow(next);
     }
     if (random != randomAdvice) {
       randomAdvice = random;

@@ -44,15 +44,15 @@ public class TestCodecSuitesUsePread extends LuceneTestCase {
     if (unwrapped instanceof PreadDirectory pread) {
       assertTrue(pread.isNativePread());
     } else if (unwrapped instanceof AdaptiveDirectory adaptive) {
-      // alternate: each check flips the read path; two checks apart, the two paths were both taken
-      boolean before = adaptive.isReadingCache();
+      // alternate: each check moves to the next read path
+      AdaptiveDirectory.ReadPath before = adaptive.readPath();
       try (org.apache.lucene.store.IndexOutput out = adaptive.createOutput("probe", newIOContext(random()))) {
         out.writeLong(42);
       } catch (java.io.IOException e) {
         throw new java.io.UncheckedIOException(e);
       }
       try (org.apache.lucene.store.IndexInput in = adaptive.openInput("probe", newIOContext(random()))) {
-        assertNotEquals("an open switches the read path", before, adaptive.isReadingCache());
+        assertNotEquals("an open switches the read path", before, adaptive.readPath());
         assertEquals(42, in.readLong());
       } catch (java.io.IOException e) {
         throw new java.io.UncheckedIOException(e);

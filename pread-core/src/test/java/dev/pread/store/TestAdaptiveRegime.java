@@ -73,7 +73,7 @@ public class TestAdaptiveRegime extends LuceneTestCase {
     }
   }
 
-  public void testNoRoomForACacheStaysOnMappingsWithoutReadahead() throws IOException {
+  public void testNoRoomForACacheReadsThePageCacheWithPread() throws IOException {
     assumeTrue("needs native access", dev.pread.nativeio.NativeAccess.isAvailable());
     FakeProc fake = new FakeProc(createTempDir("proc")).meminfo(24L << 30, 20L << 30);
     long limit = 512 * MIB;
@@ -93,13 +93,14 @@ public class TestAdaptiveRegime extends LuceneTestCase {
       // 2 MiB left: does not fit, and 2 MiB is no room for a cache
       setCurrent(fake, group, limit - slack - 2 * MIB);
       regime.check();
-      assertFalse("no cache below 16 MiB", d.isReadingCache());
+      assertEquals("no cache below 16 MiB: pread", AdaptiveDirectory.ReadPath.PAGE_CACHE, d.readPath());
       assertTrue("mappings without readahead", regime.isMappingRandom());
       assertNull(regime.existingCache());
       assertReads(new IndexInput[] {in}, content);
       setCurrent(fake, group, 100 * MIB);
       regime.check();
       assertFalse(regime.isMappingRandom());
+      assertEquals(AdaptiveDirectory.ReadPath.MAPPINGS, d.readPath());
     }
   }
 
