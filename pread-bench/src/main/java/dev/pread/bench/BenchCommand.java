@@ -395,9 +395,9 @@ final class BenchCommand implements Callable<Integer> {
     o.bufferSize = bufferSize;
     // Steady state: the page cache or block cache full, every miss evicting, and the block cache's
     // admission settled. The sketch needs more than one cache's worth of misses to tell hot blocks
-    // from cold: on the Zipf reads (simulated, and measured) a warm-up of a limit's worth left the
-    // hit ratio at 0.80 where it settles near 0.82. So every strategy reads the file's size from
-    // storage first (4 GiB: 10 to 25 s here, by strategy).
+    // from cold: on the Zipf reads (simulated, and measured) a warm-up of a limit's worth leaves the
+    // hit ratio below where it settles. So every strategy reads the file's size from storage first
+    // (capped in time).
     o.warmupBytes = 0;
     o.warmupCapSeconds = ZIPF_WARMUP_CAP_SECONDS;
     o.seconds = ioSeconds;
