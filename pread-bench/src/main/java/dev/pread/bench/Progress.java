@@ -3,6 +3,7 @@ package dev.pread.bench;
 import java.io.Console;
 import java.io.PrintStream;
 import java.util.Locale;
+import java.util.function.LongSupplier;
 import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
 import me.tongfei.progressbar.ProgressBarStyle;
@@ -23,7 +24,6 @@ final class Progress implements AutoCloseable {
   /** Least seconds between two plain lines. */
   static final int LINE_SECONDS = 5;
 
-  private static final PrintStream OUT = System.err;
   private static final Object LOCK = new Object();
   private static final boolean TERMINAL = terminal();
   /** The outermost open progress, which the others nest in; null when none is open. */
@@ -34,18 +34,25 @@ final class Progress implements AutoCloseable {
   private final String unit;
   private final Progress parent;
   private final ProgressBar bar;
-  private final long startNanos = System.nanoTime();
-  private long max;
+  /** Where plain lines go, and the clock they are spaced by. */
+  private final PrintStream out;
+  private final LongSupplier nanos;
+  private final long startNanos;
+  private final long max;
   private long current;
   private String message = "";
   private String nested = "";
 
-  private Progress(String task, long max, String unit, Progress parent) {
+  private Progress(String task, long max, String unit, Progress parent, boolean terminal, PrintStream out,
+      LongSupplier nanos) {
     this.task = task;
     this.max = max;
     this.unit = unit;
     this.parent = parent;
-    this.bar = parent == null && TERMINAL
+    this.out = out;
+    this.nanos = nanos;
+    this.startNanos = nanos.getAsLong();
+    this.bar = parent == null && terminal
         ? new ProgressBarBuilder().setTaskName(task).setInitialMax(max).setUnit(unit, 1)
             .setStyle(ProgressBarStyle.ASCII).continuousUpdate().setUpdateIntervalMillis(250).build()
         : null;
@@ -56,19 +63,22 @@ final class Progress implements AutoCloseable {
    * plain steps, or e.g. {@code " MiB"}); nested in the open progress if there is one.
    */
   static Progress start(String task, long max, String unit) {
-    synchronized (LOCK) {
-      return startLocked(task, max, unit);
-    }
+    return start(task, max, unit, TERMINAL, System.err, System::nanoTime);
   }
 
-  private static Progress startLocked(String task, long max, String unit) {
-    Progress p = new Progress(task, max, unit, open);
-    if (open == null) {
-      open = p;
-      lastLineNanos = 0;
+  /** As {@link #start(String, long, String)}, with the output, and whether it is a terminal, given; for tests. */
+  static Progress start(String task, long max, String unit, boolean terminal, PrintStream out, LongSupplier nanos) {
+    synchronized (LOCK) {
+      Progress p = open == null
+          ? new Progress(task, max, unit, null, terminal, out, nanos)
+          : new Progress(task, max, unit, open, false, open.out, open.nanos);
+      if (open == null) {
+        open = p;
+        lastLineNanos = Long.MIN_VALUE;
+      }
+      p.changed();
+      return p;
     }
-    p.changed();
-    return p;
   }
 
   /** Whether output goes to a terminal: a console that is one (JDK 22+ has a console even when redirected). */
@@ -82,7 +92,9 @@ final class Progress implements AutoCloseable {
   }
 
   void stepBy(long n) {
-    stepTo(current + n);
+    synchronized (LOCK) {
+      stepTo(current + n);
+    }
   }
 
   void stepTo(long n) {
@@ -116,12 +128,12 @@ final class Progress implements AutoCloseable {
       bar.setExtraMessage(extra);
       return;
     }
-    long now = System.nanoTime();
-    if (lastLineNanos != 0 && now - lastLineNanos < LINE_SECONDS * 1_000_000_000L) {
+    long now = nanos.getAsLong();
+    if (lastLineNanos != Long.MIN_VALUE && now - lastLineNanos < LINE_SECONDS * 1_000_000_000L) {
       return;
     }
     lastLineNanos = now;
-    OUT.println(line(extra, now));
+    out.println(line(extra, now));
   }
 
   /** This progress as a nested part of another's line: {@code task message n/N unit}. */
@@ -157,8 +169,8 @@ final class Progress implements AutoCloseable {
       if (bar != null) {
         bar.close();
       } else {
-        OUT.println(String.format(Locale.ROOT, "%s: done (%d/%d%s, %s)", task, current, max, unit,
-            duration((System.nanoTime() - startNanos) / 1e9)));
+        out.println(String.format(Locale.ROOT, "%s: done (%d/%d%s, %s)", task, current, max, unit,
+            duration((nanos.getAsLong() - startNanos) / 1e9)));
       }
     }
   }
