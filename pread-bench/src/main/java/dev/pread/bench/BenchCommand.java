@@ -10,9 +10,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
-import me.tongfei.progressbar.ProgressBar;
-import me.tongfei.progressbar.ProgressBarBuilder;
-import me.tongfei.progressbar.ProgressBarStyle;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -277,8 +274,7 @@ final class BenchCommand implements Callable<Integer> {
         + (rawCold || cacheCold ? coldBatchCells : 0)
         + (cacheWarm ? WarmReads.steps(CACHED_WARM_STRATEGIES, CACHED_WARM_SIZES, warmThreads, warmRounds) : 0)
         + (cachePressure ? CachePressureBench.steps(zipf, cacheAdmission.equals("both") ? 4 : 3) : 0);
-    try (ProgressBar pb = new ProgressBarBuilder().setTaskName("bench").setInitialMax(steps)
-        .setStyle(ProgressBarStyle.ASCII).continuousUpdate().setUpdateIntervalMillis(250).build()) {
+    try (Progress pb = Progress.start("bench", steps, "")) {
       if (lucene) {
         LuceneBench.run(r, lo, msg -> {
           pb.setExtraMessage(msg);
@@ -370,7 +366,7 @@ final class BenchCommand implements Callable<Integer> {
   static final int[] CACHED_WARM_SIZES = {Long.BYTES, IO_READ_SIZE};
 
   private void runCachedWarm(Results r, Path file, long size, List<Integer> warmThreads, int warmRounds,
-      ProgressBar pb) throws Exception {
+      Progress pb) throws Exception {
     CacheSettings all = CacheSettings.holding(size, cacheBlockSize);
     r.baselines.put(CACHED_WARM, "dir-mmap");
     r.regimes.put(CACHED_WARM, String.format(Locale.ROOT, "dir-cached's block cache holds the whole %s file (%s) and"
@@ -395,9 +391,9 @@ final class BenchCommand implements Callable<Integer> {
     o.bufferSize = bufferSize;
     // Steady state: the page cache or block cache full, every miss evicting, and the block cache's
     // admission settled. The sketch needs more than one cache's worth of misses to tell hot blocks
-    // from cold: on the Zipf reads (simulated, and measured) a warm-up of a limit's worth left the
-    // hit ratio at 0.80 where it settles near 0.82. So every strategy reads the file's size from
-    // storage first (4 GiB: 10 to 25 s here, by strategy).
+    // from cold: on the Zipf reads (simulated, and measured) a warm-up of a limit's worth leaves the
+    // hit ratio below where it settles. So every strategy reads the file's size from storage first
+    // (capped in time).
     o.warmupBytes = 0;
     o.warmupCapSeconds = ZIPF_WARMUP_CAP_SECONDS;
     o.seconds = ioSeconds;
@@ -455,7 +451,7 @@ final class BenchCommand implements Callable<Integer> {
   }
 
   private void runWarm(Results r, Path file, long size, int[] sizes, List<Integer> warmThreads, int warmRounds,
-      ProgressBar pb) throws Exception {
+      Progress pb) throws Exception {
     r.regimes.put("warm", String.format(Locale.ROOT,
         "the file is read sequentially at the start of every round (a round lasts seconds, well below the"
             + " minute after which this VM's DAMON reclaimer evicts untouched page cache); %d rounds of %.2f s"
@@ -467,14 +463,14 @@ final class BenchCommand implements Callable<Integer> {
   }
 
   /** A progress callback: shows {@code message} and steps the bar. */
-  private static java.util.function.Consumer<String> progress(ProgressBar pb) {
+  private static java.util.function.Consumer<String> progress(Progress pb) {
     return message -> {
       pb.setExtraMessage(message);
       pb.step();
     };
   }
 
-  private void runReference(Results r, Path file, long size, ProgressBar pb) throws Exception {
+  private void runReference(Results r, Path file, long size, Progress pb) throws Exception {
     pb.setExtraMessage("reference: page-cache copy bandwidth");
     DataFile.warm(file);
     try (Strategy s = new RawPreadStrategy(file, false)) {
@@ -498,7 +494,7 @@ final class BenchCommand implements Callable<Integer> {
     }
   }
 
-  private void runCold(Results r, Path file, long size, List<String> coldStrategies, int ioR, ProgressBar pb)
+  private void runCold(Results r, Path file, long size, List<String> coldStrategies, int ioR, Progress pb)
       throws Exception {
     r.regimes.put("cold", String.format(Locale.ROOT,
         "the page cache is dropped before every cell by %s; each cell opens its strategy afresh (an open"
@@ -527,7 +523,7 @@ final class BenchCommand implements Callable<Integer> {
     }
   }
 
-  private void runLatency(Results r, Path file, long size, long[] delays, ProgressBar pb) throws Exception {
+  private void runLatency(Results r, Path file, long size, long[] delays, Progress pb) throws Exception {
     for (long delay : delays) {
       for (String s : List.of("ffi-pread", "ffi-pread+prefetch", "dir-mmap", "dir-mmap+prefetch")) {
         pb.setExtraMessage("cold prefetch latency " + s + " work=" + delay + "us");
@@ -538,7 +534,7 @@ final class BenchCommand implements Callable<Integer> {
   }
 
   private void runPressure(Results r, Path file, long size, List<String> pressureStrategies, int ioR,
-      int[] distances, int[] batchSizes, ProgressBar pb) throws Exception {
+      int[] distances, int[] batchSizes, Progress pb) throws Exception {
     long limit = pressureSetup.limitBytes();
     WorkerCommand.Spec spec = new WorkerCommand.Spec();
     spec.file = file.toAbsolutePath().toString();

@@ -7,9 +7,6 @@ import java.nio.file.Path;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
-import me.tongfei.progressbar.ProgressBar;
-import me.tongfei.progressbar.ProgressBarBuilder;
-import me.tongfei.progressbar.ProgressBarStyle;
 import org.apache.lucene.analysis.standard.StandardAnalyzer;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.Field;
@@ -90,9 +87,7 @@ final class BenchIndex {
     AtomicLong docs = new AtomicLong();
     try (FSDirectory d = new NIOFSDirectory(folder);
         IndexWriter writer = new IndexWriter(d, config);
-        ProgressBar pb = new ProgressBarBuilder().setTaskName("Indexing " + corpus.name())
-            .setInitialMax(targetBytes >> 20).setUnit(" MiB", 1).setStyle(ProgressBarStyle.ASCII)
-            .setUpdateIntervalMillis(500).build()) {
+        Progress pb = Progress.start("Indexing " + corpus.name(), targetBytes >> 20, " MiB")) {
       for (int pass = 0; sizeOf(folder) < targetBytes; pass++) {
         int p = pass;
         long before = docs.get();

@@ -62,18 +62,21 @@ final class BufferSweepCommand implements Callable<Integer> {
     double[][] random = new double[candidates.size()][rounds];
     double[][] sequential = new double[candidates.size()][rounds];
     String name = file.getFileName().toString();
-    for (int round = 0; round < rounds; round++) {
-      for (int c = 0; c < candidates.size(); c++) {
-        try (IndexInput in = candidates.get(c).dir().openInput(name, IOContext.DEFAULT)) {
-          DataFile.warm(file);
-          random[c][round] = randomRecords(in, size, round);
-          sequential[c][round] = sequentialLongs(in, size);
+    try (Progress progress = Progress.start("buffers", (long) rounds * candidates.size(), "")) {
+      for (int round = 0; round < rounds; round++) {
+        for (int c = 0; c < candidates.size(); c++) {
+          progress.setExtraMessage("round " + (round + 1) + " " + candidates.get(c).label());
+          try (IndexInput in = candidates.get(c).dir().openInput(name, IOContext.DEFAULT)) {
+            DataFile.warm(file);
+            random[c][round] = randomRecords(in, size, round);
+            sequential[c][round] = sequentialLongs(in, size);
+          }
+          progress.step();
         }
-        System.out.printf("\r  round %d/%d  %-16s", round + 1, rounds, candidates.get(c).label());
       }
     }
     System.out.printf(
-        "%n%n### Buffer size, one thread, warm %s file (median of %d rounds)%n%n"
+        "%n### Buffer size, one thread, warm %s file (median of %d rounds)%n%n"
             + "| input | random %d-byte reads/s | vs niofs | sequential readLong MB/s | vs niofs |%n"
             + "|---|---:|---:|---:|---:|%n",
         Format.bytes(size), rounds, record);

@@ -11,9 +11,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import me.tongfei.progressbar.ProgressBar;
-import me.tongfei.progressbar.ProgressBarBuilder;
-import me.tongfei.progressbar.ProgressBarStyle;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -140,8 +137,7 @@ final class CacheBlockSizeCommand implements Callable<Integer> {
     long coldCells = (long) ioRounds * BATCHES.length * labels.size();
     long steps = (warm ? WarmReads.steps(warmLabels, warmReads, List.of(1), rounds) : 0)
         + (pressure ? CachePressureBench.steps(zipf, candidates.size()) : 0) + (cold ? coldCells : 0);
-    try (ProgressBar pb = new ProgressBarBuilder().setTaskName("block sizes").setInitialMax(steps)
-        .setStyle(ProgressBarStyle.ASCII).continuousUpdate().setUpdateIntervalMillis(250).build()) {
+    try (Progress pb = Progress.start("block sizes", steps, "")) {
       java.util.function.Consumer<String> step = m -> {
         pb.setExtraMessage(m);
         pb.step();

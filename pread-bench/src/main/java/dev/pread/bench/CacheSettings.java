@@ -5,13 +5,13 @@ import java.util.Locale;
 
 /**
  * The block cache a {@code dir-cached} strategy or directory gets: its budget and block size, always
- * given explicitly by the regime that opens it (BENCHMARKING.md: name the regime).
+ * given explicitly by the regime that opens it, so every figure names the regime it was taken in.
  *
  * <ul>
  *   <li>warm ("all cached"): {@link #holding} the whole file or index, so every read is a hit once
  *       it was preloaded;
- *   <li>pressure: half the memory cgroup's limit (the rule of issue 7), so the cache, the heap and
- *       the JVM fit under it;
+ *   <li>pressure: half the memory cgroup's limit, so the cache, the heap and the JVM fit under it
+ *       (block memory, unlike page cache, cannot be reclaimed when the limit is reached);
  *   <li>cold: a fresh cache per cell, of a budget far above the blocks a batch has in flight.
  * </ul>
  *
@@ -45,7 +45,7 @@ record CacheSettings(long budgetBytes, int blockSize, boolean admission) {
     return new CacheSettings(blocks * blockSize, blockSize);
   }
 
-  /** Half of a memory cgroup's limit, the issue's rule for the pressure regime. */
+  /** Half of a memory cgroup's limit: the raw pressure regime's cache (see the class comment). */
   static CacheSettings halfOf(long limitBytes, int blockSize) {
     return new CacheSettings(limitBytes / 2 / blockSize * blockSize, blockSize);
   }

@@ -7,9 +7,6 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import me.tongfei.progressbar.ProgressBar;
-import me.tongfei.progressbar.ProgressBarBuilder;
-import me.tongfei.progressbar.ProgressBarStyle;
 
 /**
  * The benchmark's data file: its little-endian long at word index w is {@link #word(long)}, so any
@@ -53,14 +50,7 @@ final class DataFile {
                 StandardOpenOption.CREATE,
                 StandardOpenOption.TRUNCATE_EXISTING,
                 StandardOpenOption.WRITE);
-        ProgressBar pb =
-            new ProgressBarBuilder()
-                .setTaskName("Writing " + file.getFileName())
-                .setInitialMax(size >> 20)
-                .setUnit(" MiB", 1)
-                .setStyle(ProgressBarStyle.ASCII)
-                .continuousUpdate()
-                .build()) {
+        Progress pb = Progress.start("Writing " + file.getFileName(), size >> 20, " MiB")) {
       long w = 0;
       long words = size >>> 3;
       while (w < words) {

@@ -8,7 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** The facts a benchmark figure must carry (BENCHMARKING.md rule 6). */
+/** The facts about the machine that every benchmark figure is quoted with. */
 final class MachineInfo {
   private MachineInfo() {}
 

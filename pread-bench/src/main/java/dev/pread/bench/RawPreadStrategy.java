@@ -11,8 +11,8 @@ import java.nio.file.Path;
  *
  * <p>{@code ffi-pread-odirect}: the same on a descriptor opened with {@code O_DIRECT}, into a
  * buffer aligned to 4096 bytes. Reads bypass the page cache, so this measures the device (and the
- * kernel's block layer) whatever the cache holds: the device ceiling of BENCHMARKING.md, not a warm
- * figure. Read sizes and positions must be multiples of the logical block size, or the kernel
+ * kernel's block layer) whatever the cache holds: the device's ceiling, which the report gives as a
+ * reference row, not a warm figure. Read sizes and positions must be multiples of the logical block size, or the kernel
  * answers EINVAL.
  *
  * <p>Thread-safe: the file is shared; each thread reads through its own {@link Reader}.

@@ -20,7 +20,7 @@ import org.knowm.xchart.style.Styler;
 final class Report {
   private Report() {}
 
-  /** The baseline each regime's ratios are taken against (BENCHMARKING.md rule 4). */
+  /** The baseline each regime's ratios are taken against: the best of Lucene's own Directories there. */
   static String baseline(String regime) {
     return regime.equals("pressure") ? "dir-mmap-random" : "dir-niofs";
   }

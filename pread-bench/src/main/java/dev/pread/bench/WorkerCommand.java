@@ -39,7 +39,7 @@ final class WorkerCommand implements Callable<Integer> {
     int batchRounds;
     double batchSeconds;
     double distanceSeconds;
-    /** dir-cached's block size; its budget is half the limit (the rule of issue 7). */
+    /** dir-cached's block size; its budget is half the limit ({@link CacheSettings#halfOf}). */
     int cacheBlockSize;
   }
 

@@ -61,7 +61,11 @@ import org.apache.lucene.store.AlreadyClosedException;
  * files then throw {@link AlreadyClosedException}. Closing twice is harmless.
  */
 public final class BlockCache implements Closeable {
-  /** Default block size in bytes, chosen by measurement (see the README). */
+  /**
+   * Default block size in bytes. Larger blocks copy less per random read from storage but hold
+   * fewer hot blocks in the same memory and read more per miss; {@code ./pread cli
+   * cache-block-sizes} measures the sizes (docs/benchmarks.md).
+   */
   public static final int DEFAULT_BLOCK_SIZE = 16 * 1024;
 
   /** Smallest block size: the largest logical block size O_DIRECT needs on common devices. */

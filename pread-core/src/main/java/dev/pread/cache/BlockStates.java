@@ -198,8 +198,8 @@ final class BlockStates {
       if (spins < 64) {
         Thread.onSpinWait();
       } else if (spins < 64 + 256) {
-        // A read from the disk takes about 100 µs, and parking sleeps at least the timer slack
-        // (50 µs): yield through the first few hundred µs so a finished load is seen at once.
+        // A read from the disk takes on the order of a hundred microseconds, and parking sleeps
+        // at least the timer slack: yield for a while first so a finished load is seen at once.
         Thread.yield();
       } else {
         LockSupport.parkNanos(20_000L);

@@ -28,10 +28,12 @@ import java.util.function.LongConsumer;
  * block, unless that one was used more than the victim, in which case the oldest block moves to the
  * main part (its slot changes sides) and the victim goes. So a block read a few times in a short
  * while (a query reading one block in several small pieces) is cached at once, while a block must
- * be used often to displace the blocks that stay. With Zipf-distributed reads (s = 1) of eight
- * times more blocks than the cache holds this raised the hit ratio from 0.795 to 0.824; on the
- * Lucene query mix under pressure it stayed at 0.95, where admission without a window (misses
- * read around the cache) dropped it to 0.86 (see the README). Blocks prefetched, and blocks that
+ * be used often to displace the blocks that stay. The trade-off: skewed reads keep more of their
+ * hot blocks than under CLOCK alone, for a sketch update per miss and a little heap per block; and
+ * the window keeps a block read in several small pieces, which admission alone would read around
+ * the cache on every piece. {@code ./pread bench --sections cache --cache-admission both}
+ * measures admission against CLOCK alone on skewed reads, and the Lucene query mix under pressure
+ * measures the window (docs/benchmarks.md). Blocks prefetched, and blocks that
  * fill free slots, are always inserted in the main part; a miss is read around the cache only if
  * the slot it would take is busy.
  *

@@ -16,11 +16,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>The pool is a {@link ThreadPoolExecutor} over a {@link LinkedTransferQueue}: a submitted load
  * is handed straight to a thread waiting for work, and woken by the submitter, so the reads of a
- * batch start together; when every thread is busy it waits in the queue. Measured against the
- * alternatives on this project's 2-core VM (cold, batches of 16 random 16 KiB blocks prefetched,
- * then read; {@code ./pread bench --sections cache}): a {@code ForkJoinPool} wakes idle workers one
- * after another, each woken worker waking the next, and reached 27k to 30k reads/s; a {@code
- * LinkedBlockingQueue} chains its wake-ups the same way for small batches; this queue 33k to 36k.
+ * batch start together; when every thread is busy it waits in the queue. The alternatives wake
+ * fewer threads at once: a {@code ForkJoinPool} wakes idle workers one after another, each woken
+ * worker waking the next, and a {@code LinkedBlockingQueue} chains its wake-ups the same way for
+ * small batches, so the reads of a batch start in turn rather than together. The cost is a thread
+ * per read in flight. The cold batched-prefetch section of {@code ./pread bench --sections cache}
+ * measures it (docs/benchmarks.md).
  * The threads spend their time blocked in {@code preadv}: that is the point, since each keeps a
  * read in flight at the device. They start on demand and end after a minute idle; all end on
  * {@link #close()}.

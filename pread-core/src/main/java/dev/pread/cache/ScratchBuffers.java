@@ -12,10 +12,12 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
  * read-once inputs): {@value #COUNT} buffers of {@value #BUFFER_SIZE} bytes in one 2 MiB mapping
  * advised for huge pages, made on first use and freed by {@link #close()}.
  *
- * <p>Why not ordinary native memory: an {@code O_DIRECT} read of 16 KiB into 4 KiB pages took 41
- * to 44 µs here, against 33 to 35 µs into a huge page (the device maps each page of the
- * destination), so refused misses read into malloc'ed buffers cost a fifth more than misses read
- * into the cache's own (huge-page) blocks.
+ * <p>Why not ordinary native memory: an {@code O_DIRECT} read maps each page of its destination,
+ * so a read into 4 KiB pages costs measurably more than one into a huge page, and reads around the
+ * cache into malloc'ed buffers would cost more than misses read into the cache's own (huge-page)
+ * blocks. The cost is 2 MiB of memory held from the first such read until {@link #close()}. The
+ * Zipf section of {@code ./pread bench --sections cache}, where refused misses read around the
+ * cache, measures it (docs/benchmarks.md).
  *
  * <p>Thread-safe. A buffer is lent to one thread at a time; when all are lent, {@link #borrow}
  * returns -1 and the caller allocates its own.

@@ -12,8 +12,9 @@ final class BlockCacheSource implements InputSource {
   }
 
   /**
-   * A refill is a copy from the cache: a random 8-byte read that copied 1 KiB cost about 4x one
-   * that copied 64 bytes (measured, see the README), so refills after a jump are small.
+   * A refill is a copy from the cache, and a random small read pays for every byte a refill
+   * copies beyond what it needs, so refills after a jump start small; sequential reads (merges,
+   * read-once inputs) still grow them to the buffer's size, one copy per refill.
    */
   static final int MIN_REFILL = 128;
 

@@ -57,9 +57,10 @@ import org.apache.lucene.util.IOUtils;
  */
 public class PreadDirectory extends FSDirectory {
   /**
-   * Default (largest) buffer size of an input, chosen by measurement (see the README). Refills
-   * start at 1 KiB after a jump and double while reads stay sequential, so a random small read
-   * copies little while sequential decoding makes one syscall per 16 KiB.
+   * Default (largest) buffer size of an input. Refills start at 1 KiB after a jump and double
+   * while reads stay sequential, so a random small read copies little while sequential decoding
+   * makes one syscall per 16 KiB; a larger buffer adds copying for random reads and little for
+   * sequential ones ({@code ./pread cli buffers} measures the sizes, docs/benchmarks.md).
    */
   public static final int DEFAULT_BUFFER_SIZE = 16 * 1024;
 
@@ -99,10 +100,11 @@ public class PreadDirectory extends FSDirectory {
    * <p>Why RANDOM where Lucene gives no hint (postings, terms, doc values, points): an input
    * buffers for itself, with refills that double while reads stay sequential, so it gains little
    * from the kernel's readahead; but under a memory limit that readahead grows a few sequential
-   * reads into windows of up to {@code read_ahead_kb} and evicts what other queries need. Measured
-   * with the Lucene query mix in a memory cgroup holding a quarter of the index: RANDOM here made
-   * PreadDirectory 1.3 to 1.5x MMapDirectory with RANDOM advice, against 0.76 to 0.87x with the
-   * kernel's readahead (see the README). Use {@link #ADVISE_BY_HINTS} to get readahead back.
+   * reads into windows of up to {@code read_ahead_kb} and evicts what other queries need. The
+   * cost is on the other side: a file read sequentially without a hint gets no readahead. The
+   * Lucene query mix under a memory limit measures both ({@code ./pread bench --sections lucene
+   * --regimes pressure --directories dir-pread,dir-pread-readahead,dir-mmap-random}, see
+   * docs/benchmarks.md). Use {@link #ADVISE_BY_HINTS} to get readahead back.
    */
   public static final BiFunction<String, IOContext, Optional<ReadAdvice>> ADVISE_BY_CONTEXT =
       (name, context) -> ADVISE_BY_HINTS.apply(name, context).or(() -> Optional.of(ReadAdvice.RANDOM));

@@ -39,7 +39,7 @@ public class TestAdaptiveRegime extends LuceneTestCase {
         in[i] = d.openInput("f" + i, IOContext.DEFAULT);
       }
       assertEquals(3 * MIB, d.openFileBytes());
-      // budget = limit - unreclaimable - slack; slack = 64 MiB + 3% of the limit
+      // budget = limit - unreclaimable - slack (AdaptiveRegime.slackBytes)
       long slack = AdaptiveRegime.slackBytes(limit);
       regime.check();
       assertFalse("3 MiB open, ~830 MiB left: mappings", d.isReadingCache());

@@ -24,8 +24,8 @@ public final class PreadStoreSettings {
 
   /**
    * Largest {@link #BUFFER_SIZE}. Every input and every clone may grow a heap buffer of this size
-   * while it reads sequentially, and a shard has many clones in flight; beyond 64 KiB the measured
-   * gain was nil (README, buffer sizes).
+   * while it reads sequentially, and a shard has many clones in flight, while sequential decoding
+   * gains little from buffers beyond 64 KiB ({@code ./pread cli buffers}, docs/benchmarks.md).
    */
   public static final ByteSizeValue MAX_BUFFER_SIZE = new ByteSizeValue(1, ByteSizeUnit.MB);
 

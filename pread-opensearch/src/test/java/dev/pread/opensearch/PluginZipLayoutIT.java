@@ -47,7 +47,7 @@ public class PluginZipLayoutIT {
     assertTrue(
         "descriptor accepts OpenSearch " + Version.CURRENT + ": " + info.getOpenSearchVersionRangesString(),
         info.getOpenSearchVersionRanges().stream().allMatch(range -> range.isSatisfiedBy(Version.CURRENT)));
-    assertFalse("no security policy is needed (see README)", Files.exists(installed.resolve("plugin-security.policy")));
+    assertFalse("no security policy is needed (see docs/opensearch.md)", Files.exists(installed.resolve("plugin-security.policy")));
   }
 
   @Test
