@@ -120,6 +120,19 @@ public class TestPrefetch extends LuceneTestCase {
     }
   }
 
+  /** Starts a thread that reads {@code b.length} bytes of {@code f} from 0, keeping what it throws. */
+  private static Thread startReader(CachedFile f, byte[] b, AtomicReference<Throwable> failure) {
+    Thread reader = new Thread(() -> {
+      try {
+        f.read(0, b, 0, b.length);
+      } catch (Throwable t) {
+        failure.set(t);
+      }
+    }, "reader");
+    reader.start();
+    return reader;
+  }
+
   /** A reader that needs a block being prefetched waits for that load instead of reading again. */
   public void testReaderWaitsForThePrefetch() throws Exception {
     Path dir = createTempDir();
@@ -132,14 +145,7 @@ public class TestPrefetch extends LuceneTestCase {
       gate.awaitEntered();
       byte[] b = new byte[4 * BLOCK];
       AtomicReference<Throwable> failure = new AtomicReference<>();
-      Thread reader = new Thread(() -> {
-        try {
-          f.read(0, b, 0, b.length);
-        } catch (Throwable t) {
-          failure.set(t);
-        }
-      }, "reader");
-      reader.start();
+      Thread reader = startReader(f, b, failure);
       Content.awaitParked(reader);
       gate.release();
       reader.join();
@@ -324,14 +330,7 @@ public class TestPrefetch extends LuceneTestCase {
 
       byte[] b = new byte[8 * BLOCK];
       AtomicReference<Throwable> failure = new AtomicReference<>();
-      Thread reader = new Thread(() -> {
-        try {
-          f.read(0, b, 0, b.length);
-        } catch (Throwable t) {
-          failure.set(t);
-        }
-      }, "reader");
-      reader.start();
+      Thread reader = startReader(f, b, failure);
       reader.join(Content.BOUND_NANOS / 1_000_000);
       assertFalse("the reader waits for a prefetch that never started", reader.isAlive());
       assertNull(failure.get());

@@ -21,6 +21,14 @@ import org.apache.lucene.tests.util.TestUtil;
 public class TestCachedPreadDirectory extends BaseDirectoryTestCase {
   @Override
   protected Directory getDirectory(Path path) throws IOException {
+    return newRandomDirectory(path);
+  }
+
+  /**
+   * A CachedPreadDirectory over a cache of its own with block size, size, prefetch threads and
+   * in-flight cap drawn from the test's random source; closing it closes the cache.
+   */
+  static CachedPreadDirectory newRandomDirectory(Path path) throws IOException {
     int blockSize = 1 << TestUtil.nextInt(random(), 12, 16);
     int blocks = random().nextBoolean() ? TestUtil.nextInt(random(), 1, 8) : TestUtil.nextInt(random(), 64, 512);
     BlockCache cache =
