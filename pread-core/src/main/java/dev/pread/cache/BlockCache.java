@@ -431,6 +431,17 @@ public final class BlockCache implements Closeable {
     return budget;
   }
 
+  /**
+   * Stops the cache from committing memory beyond {@code bytes} of blocks (at most its budget):
+   * blocks never used before are handed out only while fewer than {@code bytes / blockSize()} have
+   * been; past that, misses reuse blocks already in use. Memory already committed stays committed
+   * (it is given back only by {@link #close()}). A larger value lets the cache grow again. For a
+   * cache whose owner follows the memory left in a container that other processes share.
+   */
+  public void limitGrowth(long bytes) {
+    policy.limitGrowth((int) Math.min(blockCount(), Math.max(0, bytes) / blockSize()));
+  }
+
   /** Bytes per block. */
   public int blockSize() {
     return slots.blockSize;

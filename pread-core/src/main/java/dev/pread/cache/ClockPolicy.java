@@ -74,6 +74,8 @@ final class ClockPolicy {
   // guarded by lock
   private int hand;
   private int neverUsed;
+  /** Never-used slots are handed out only below this count ({@link BlockCache#limitGrowth}). */
+  private volatile int growthLimit = Integer.MAX_VALUE;
   private final int[] free;
   private int freeCount;
 
@@ -197,6 +199,14 @@ final class ClockPolicy {
   }
 
   /**
+   * Hands out never-used slots only while fewer than {@code slots} have been used: beyond it, misses
+   * reuse slots already used (memory already committed) instead of committing more.
+   */
+  void limitGrowth(int slots) {
+    growthLimit = Math.max(0, slots);
+  }
+
+  /**
    * A free or evicted slot, claimed (a loading entry); {@link Outcome#BUSY} if every slot is
    * pinned or loading; {@link Outcome#REJECTED} if {@code admit} and the block with sketch key
    * {@code key} was not used more often than the victim. Caller holds the lock.
@@ -208,7 +218,7 @@ final class ClockPolicy {
         return claim;
       }
     }
-    if (neverUsed < count) {
+    if (neverUsed < Math.min(count, growthLimit)) {
       long claim = states.claimFree(neverUsed++);
       if (Outcome.isEntry(claim)) {
         return claim;

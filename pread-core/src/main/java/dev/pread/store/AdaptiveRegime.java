@@ -30,7 +30,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * with {@code pread} and {@code POSIX_FADV_RANDOM} instead, as {@link PreadDirectory} does: its
  * pages are not mapped, so the kernel reclaims them without unmapping. The directories
  * go back to mappings when the files fall below {@value #UNFIT_SHARE} of that memory; the gap
- * keeps them from switching back and forth. Every switch is logged with its figures.
+ * keeps them from switching back and forth. While inputs read the cache, each check lets it commit
+ * memory up to what is left for files then, and no further ({@link BlockCache#limitGrowth}): a
+ * neighbour that takes memory stops the cache from growing into it. Memory the cache already holds
+ * is given back only when the last directory closes. Every switch is logged with its figures.
  *
  * <p><b>When it looks.</b> At most once a second, on a thread that opens, clones, slices or
  * prefetches an input: the check reads a few files under {@code /proc} and {@code /sys/fs/cgroup},
@@ -104,6 +107,7 @@ final class AdaptiveRegime {
   private int users;
   private boolean readFailureLogged;
   private int cachesCreated;
+  private boolean overBudgetLogged;
   /** INFO for the JVM's regime; DEBUG for the regimes tests make by the dozen. */
   private final System.Logger.Level logLevel;
 
@@ -346,6 +350,9 @@ final class AdaptiveRegime {
       return;
     }
     if (path == AdaptiveFile.CACHE) {
+      if (fixedCacheBytes == 0) {
+        followMemory(budget);
+      }
       return;
     }
     if (cache == null && budget < MIN_CACHE_BYTES && fixedCacheBytes == 0) {
@@ -360,7 +367,30 @@ final class AdaptiveRegime {
     }
     if (cacheLocked(budget) != null) {
       log(open, budget, why, "exceed " + FIT_SHARE, "a block cache of " + (cache.budgetBytes() >> 20) + " MiB");
+      if (fixedCacheBytes == 0) {
+        followMemory(budget); // a cache made earlier, when more memory was left, grows no further
+      }
       switchTo(AdaptiveFile.CACHE, true);
+    }
+  }
+
+  /**
+   * Keeps the cache's committed memory within {@code budget}, the memory left for files now: it
+   * may grow up to it, and no further. The cache cannot give memory back while open, so if it
+   * already holds more (a neighbour took memory after it filled), that is logged once. Caller holds
+   * the lock.
+   */
+  private void followMemory(long budget) {
+    cache.limitGrowth(budget);
+    long allocated = cache.stats().allocatedBytes();
+    if (allocated > budget && !overBudgetLogged) {
+      overBudgetLogged = true;
+      LOG.log(
+          System.Logger.Level.WARNING,
+          "AdaptiveDirectory: the block cache holds {0} MiB, more than the {1} MiB now left for file pages; it no longer"
+              + " grows (logged once)",
+          allocated >> 20,
+          budget >> 20);
     }
   }
 

@@ -116,6 +116,32 @@ public class TestBlockCache extends LuceneTestCase {
     }
   }
 
+  public void testLimitGrowthStopsCommittingBlocks() throws IOException {
+    int block = 4096;
+    long seed = random().nextLong();
+    Path p = Content.write(createTempDir(), "f", seed, 64L * block);
+    int limit = 1 + random().nextInt(8);
+    try (BlockCache cache = BlockCache.builder(32L * block).blockSize(block).build();
+        CachedFile f = cache.open(p)) {
+      cache.limitGrowth((long) limit * block + random().nextInt(block)); // rounds down to blocks
+      byte[] b = new byte[block];
+      for (int i = 0; i < 32; i++) {
+        f.read((long) i * block, b, 0, block);
+        Content.check("block " + i, seed, (long) i * block, b, 0, block);
+      }
+      BlockCacheStats s = cache.stats();
+      assertEquals(s.toString(), (long) limit * block, s.residentBytes());
+      assertTrue(s.toString(), s.evictions() > 0 || s.readAround() > 0);
+      // more memory: it grows again, up to its budget
+      cache.limitGrowth(Long.MAX_VALUE);
+      for (int i = 32; i < 64; i++) {
+        f.read((long) i * block, b, 0, block);
+        Content.check("block " + i, seed, (long) i * block, b, 0, block);
+      }
+      assertEquals(32L * block, cache.stats().residentBytes());
+    }
+  }
+
   public void testEndOfFile() throws IOException {
     Path dir = createTempDir();
     int blockSize = 4096;

@@ -104,6 +104,42 @@ public class TestAdaptiveRegime extends LuceneTestCase {
     }
   }
 
+  public void testCacheGrowsNoFurtherThanTheMemoryLeft() throws IOException {
+    assumeTrue("needs native access", dev.pread.nativeio.NativeAccess.isAvailable());
+    FakeProc fake = new FakeProc(createTempDir("proc")).meminfo(24L << 30, 20L << 30);
+    long limit = 1024 * MIB;
+    long slack = AdaptiveRegime.slackBytes(limit);
+    Path group = fake.cgroupV2("/c", Long.toString(limit), limit - slack - 20 * MIB, 0, 0);
+    AdaptiveRegime regime = new AdaptiveRegime(AdaptiveRegime.Mode.AUTO, fake.memory(), 0);
+    Path dir = createTempDir("index");
+    byte[] content = new byte[8 << 20];
+    new Random(random().nextLong()).nextBytes(content);
+    try (AdaptiveDirectory d = new AdaptiveDirectory(dir, FSLockFactory.getDefault(), regime)) {
+      IndexInput[] in = new IndexInput[3];
+      for (int i = 0; i < 3; i++) {
+        Files.write(dir.resolve("f" + i), content);
+        in[i] = d.openInput("f" + i, IOContext.DEFAULT);
+      }
+      regime.check();
+      assertEquals("24 MiB open, 20 MiB left: a cache of 20 MiB", AdaptiveDirectory.ReadPath.BLOCK_CACHE, d.readPath());
+      assertEquals(20 * MIB, regime.existingCache().budgetBytes());
+      // A neighbour takes 3 MiB more before the cache filled: it commits at most 17 MiB.
+      setCurrent(fake, group, limit - slack - 17 * MIB + d.cacheStats().allocatedBytes());
+      regime.check();
+      assertReads(in, content);
+      for (IndexInput i : in) {
+        IndexInput c = i.clone();
+        byte[] all = new byte[(int) c.length()];
+        c.readBytes(all, 0, all.length); // every block of every file through the cache
+      }
+      assertTrue(d.cacheStats().toString(), d.cacheStats().residentBytes() <= 17 * MIB);
+      assertTrue(d.cacheStats().toString(), d.cacheStats().residentBytes() >= 16 * MIB);
+      for (IndexInput i : in) {
+        i.close();
+      }
+    }
+  }
+
   public void testUnreadableFiguresKeepTheMode() throws IOException {
     assumeTrue("needs native access", dev.pread.nativeio.NativeAccess.isAvailable());
     FakeProc fake = new FakeProc(createTempDir("proc")).meminfo(24L << 30, 20L << 30);
