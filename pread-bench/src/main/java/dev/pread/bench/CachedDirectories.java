@@ -48,6 +48,20 @@ final class CachedDirectories {
     }
   }
 
+  /**
+   * Bytes of block memory the cache of {@code dir} has allocated (dir-cached's own cache, or the
+   * JVM-wide cache of dir-adaptive), 0 if it has none.
+   */
+  static long allocatedBytes(org.apache.lucene.store.Directory dir) {
+    if (dir instanceof CachedPreadDirectory c) {
+      return c.getCache().stats().allocatedBytes();
+    }
+    if (dir instanceof dev.pread.store.AdaptiveDirectory a) {
+      return a.cacheStats().allocatedBytes();
+    }
+    return 0;
+  }
+
   /** The block cache {@code dir} reads through, or null when it is not dir-cached. */
   static BlockCache cacheOf(org.apache.lucene.store.Directory dir) {
     return dir instanceof CachedPreadDirectory c ? c.getCache() : null;

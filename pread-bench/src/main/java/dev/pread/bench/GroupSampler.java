@@ -15,6 +15,7 @@ final class GroupSampler implements AutoCloseable {
   private volatile boolean stop;
   private long[] times = new long[256];
   private long[] fileBytes = new long[256];
+  private long[] nonFileBytes = new long[256];
   private int size;
   private long maxNonFile = -1;
   private final java.util.function.LongSupplier excluded;
@@ -72,9 +73,11 @@ final class GroupSampler implements AutoCloseable {
       if (size == times.length) {
         times = Arrays.copyOf(times, size * 2);
         fileBytes = Arrays.copyOf(fileBytes, size * 2);
+        nonFileBytes = Arrays.copyOf(nonFileBytes, size * 2);
       }
       times[size] = System.nanoTime();
       fileBytes[size] = file;
+      nonFileBytes[size] = nonFile;
       size++;
     }
   }
@@ -82,6 +85,16 @@ final class GroupSampler implements AutoCloseable {
   /** The highest non-file charge sampled (less what was excluded), or -1. */
   synchronized long maxNonFileBytes() {
     return maxNonFile;
+  }
+
+  /** The median of the non-file charges sampled (less what was excluded), or -1 when none. */
+  synchronized long medianNonFileBytes() {
+    if (size == 0) {
+      return -1;
+    }
+    long[] sorted = Arrays.copyOf(nonFileBytes, size);
+    Arrays.sort(sorted);
+    return sorted[size / 2];
   }
 
   /** Mean page cache of the samples taken in [{@code fromNanos}, {@code toNanos}), or -1 when none. */

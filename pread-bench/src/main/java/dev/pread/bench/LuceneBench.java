@@ -198,9 +198,11 @@ final class LuceneBench {
           Results w;
           MemoryCheck group = null;
           if (limited) {
-            // Loose at first: the worker sets the limit itself once it knows its own footprint.
+            // Loose at first, with room for the whole index, so that the compile phase is the same for
+            // every Directory (an adaptive one reads its mappings); the worker sets the limit itself once
+            // it knows its own footprint.
             long limit = Format.parseBytes(o.pressureHeap) + o.pressureOverhead
-                + (regime.equals("changing") ? indexBytes * 3 / 2 : budget);
+                + indexBytes * 3 / 2;
             try (MemoryCgroup cg = MemoryCgroup.create("pread-bench-q-" + ProcessHandle.current().pid(), limit)) {
               where = cg.describe().replaceFirst(", limit .*", "");
               try {
@@ -277,16 +279,22 @@ final class LuceneBench {
     }
     if (regimes.contains("pressure")) {
       r.regimes.put("lucene pressure", String.format(Locale.ROOT, "a child JVM per Directory (heap %s pre-touched,"
-          + " SerialGC) in a memory cgroup (%s). After compiling its query paths (%.1f s of queries), the worker"
-          + " set the limit to what it held besides page cache (%s in the last worker) plus a page-cache budget of a"
-          + " quarter of the %s index (%s); the groups hit their limits %d times; page cache charged at the end"
-          + " of the cells: %s to %s. Then the index is evicted, the Directory reopens, queries run untimed until"
-          + " the budget's worth was read from storage (cap %.0f s), and %.1f s are measured per thread count."
+          + " SerialGC) in a memory cgroup (%s). After compiling its query paths (%.1f s of queries, with room"
+          + " for the whole index in the group), the worker evicts the index, sets the limit to what it holds besides page cache plus a page-cache budget of a"
+          + " quarter of the %s index (%s), reopens the Directory and runs queries untimed until the budget's worth"
+          + " was read from storage (cap %.0f s). Then it sets the limit again, to the median of what it holds besides"
+          + " page cache over a further quarter of that warm-up (sampled every 10 ms; the blocks of a cache of our own"
+          + " count inside the budget) plus the budget, so that every Directory gets the budget beside its"
+          + " steady-state memory rather than beside what it held after compiling (a Directory that took another read"
+          + " path under the limit compiled it in the warm-up), runs another quarter of the warm-up, and measures"
+          + " %.1f s per thread count. Held besides page cache: %s in"
+          + " the last worker; the groups hit their limits %d times; page cache charged at the end of the cells:"
+          + " %s to %s."
           + " dir-adaptive gets no size from the bench: it sizes itself from the cgroup."
           + " dir-cached reads with O_DIRECT into a block cache inside the same limit: %s. %s",
-          o.pressureHeap, where, o.jitWarmupSeconds, Format.size(r.lucene.pressureOtherBytes), Format.size(indexBytes),
-          Format.size(budget), hits, minCache == Long.MAX_VALUE ? "?" : Format.size(minCache),
-          minCache == Long.MAX_VALUE ? "?" : Format.size(maxCache), o.pressureWarmupCapSeconds, o.pressureSeconds,
+          o.pressureHeap, where, o.jitWarmupSeconds, Format.size(indexBytes), Format.size(budget),
+          o.pressureWarmupCapSeconds, o.pressureSeconds, Format.size(r.lucene.pressureOtherBytes), hits,
+          minCache == Long.MAX_VALUE ? "?" : Format.size(minCache), minCache == Long.MAX_VALUE ? "?" : Format.size(maxCache),
           r.lucene.cachedSizing == null ? "did not run" : r.lucene.cachedSizing, slackMethod(o)));
     }
     if (regimes.contains("changing")) {

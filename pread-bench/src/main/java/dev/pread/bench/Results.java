@@ -102,8 +102,12 @@ final class Results {
     long docs;
     int segments;
     int mixSize;
-    /** Pressure: the limit the worker set, and what it held besides page cache when it did. */
+    /**
+     * Pressure: the limit the worker measured under (set after the warm-up), what it held besides page
+     * cache then (blocks of a cache of our own excluded), and the limit it reopened the Directory under.
+     */
     long pressureLimit = -1;
+    long pressureLimitAtOpen = -1;
     long pressureOtherBytes = -1;
     /** Pressure, dir-cached: its cache, and the page-cache budget minus it (the slack), by how it was measured. */
     long cachedPressureBytes = -1;
