@@ -7,8 +7,8 @@ import dev.pread.bench.pressure.ProcStats;
 import dev.pread.bench.pressure.SteadyState;
 import dev.pread.bench.pressure.WorkerFiles;
 import dev.pread.bench.raw.RandomReadRun;
-import dev.pread.bench.raw.ReadStrategies;
 import dev.pread.bench.raw.Strategy;
+import dev.pread.bench.raw.StrategyRegistry;
 import dev.pread.bench.report.Results;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -59,7 +59,7 @@ public final class CacheWorkerCommand implements Callable<Integer> {
     CacheSettings cache = spec.cacheBudget > 0 ? new CacheSettings(spec.cacheBudget, spec.cacheBlockSize, !spec.cacheNoAdmission) : null;
     Results r = new Results();
     CacheControl.evict(file);
-    try (Strategy strategy = ReadStrategies.open(spec.strategy, file, spec.bufferSize, cache)) {
+    try (Strategy strategy = StrategyRegistry.openStrategy(spec.strategy, file, spec.bufferSize, cache)) {
       double warmed = SteadyState.readFromStorage(spec.warmupBytes, spec.warmupCapSeconds,
           slice -> RandomReadRun.run(strategy, 1, spec.readSize, spec.fileSize, 0, 200,
               spec.seed * 1_000_003L + slice, zipf));

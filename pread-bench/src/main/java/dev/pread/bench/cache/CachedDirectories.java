@@ -1,5 +1,7 @@
 package dev.pread.bench.cache;
 
+import static dev.pread.bench.raw.StrategyRegistry.DIR_CACHED;
+
 import dev.pread.cache.BlockCache;
 import dev.pread.cache.CachedFile;
 import dev.pread.store.CachedPreadDirectory;
@@ -17,14 +19,11 @@ public final class CachedDirectories {
   private CachedDirectories() {}
 
   /**
-   * Opens dir-cached over {@code folder}.
-   *
-   * @throws IllegalStateException if native access is off (it would measure NIOFSDirectory)
+   * Opens dir-cached over {@code folder}. Open it through {@link
+   * dev.pread.bench.raw.StrategyRegistry}, which first refuses when native access is off (it would
+   * measure NIOFSDirectory).
    */
   public static CachedPreadDirectory open(Path folder, CacheSettings settings) throws IOException {
-    dev.pread.nativeio.NativeAccess.unavailableReason().ifPresent(why -> {
-      throw new IllegalStateException("dir-cached would measure the NIOFS fallback: " + why);
-    });
     BlockCache cache = settings.build("bench:" + folder.getFileName());
     try {
       return new Owning(folder, cache);
@@ -43,7 +42,7 @@ public final class CachedDirectories {
     try (CachedFile f = dir.getCache().open(file.toAbsolutePath())) {
       if (!f.isDirect()) {
         throw new IllegalStateException(
-            "dir-cached would measure buffered pread: the file system of " + file + " refuses O_DIRECT");
+            DIR_CACHED + " would measure buffered pread: the file system of " + file + " refuses O_DIRECT");
       }
     }
   }

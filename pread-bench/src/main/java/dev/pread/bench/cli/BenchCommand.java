@@ -1,5 +1,14 @@
 package dev.pread.bench.cli;
 
+import static dev.pread.bench.raw.StrategyRegistry.DIR_CACHED;
+import static dev.pread.bench.raw.StrategyRegistry.DIR_MMAP;
+import static dev.pread.bench.raw.StrategyRegistry.DIR_MMAP_RANDOM;
+import static dev.pread.bench.raw.StrategyRegistry.DIR_NIOFS;
+import static dev.pread.bench.raw.StrategyRegistry.DIR_PREAD;
+import static dev.pread.bench.raw.StrategyRegistry.FFI_PREAD;
+import static dev.pread.bench.raw.StrategyRegistry.FILECHANNEL_DIRECT;
+import static dev.pread.bench.raw.StrategyRegistry.FILECHANNEL_HEAP;
+
 import dev.pread.bench.cache.CachePressureBench;
 import dev.pread.bench.cache.CacheSettings;
 import dev.pread.bench.cache.CacheUse;
@@ -15,8 +24,8 @@ import dev.pread.bench.raw.DataFile;
 import dev.pread.bench.raw.PrefetchLatencyRun;
 import dev.pread.bench.raw.RandomReadRun;
 import dev.pread.bench.raw.RawPreadStrategy;
-import dev.pread.bench.raw.ReadStrategies;
 import dev.pread.bench.raw.Strategy;
+import dev.pread.bench.raw.StrategyRegistry;
 import dev.pread.bench.raw.WarmReads;
 import dev.pread.bench.raw.WorkerCommand;
 import dev.pread.bench.report.Format;
@@ -24,7 +33,6 @@ import dev.pread.bench.report.MachineInfo;
 import dev.pread.bench.report.Report;
 import dev.pread.bench.report.Results;
 import dev.pread.store.PreadDirectory;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
@@ -109,7 +117,7 @@ public final class BenchCommand implements Callable<Integer> {
   List<Integer> threads;
 
   @Option(names = "--strategies", split = ",", description = "Strategies (default: ${DEFAULT-VALUE}; also filechannel-heap, mmap, ffi-pread-odirect, dir-cached).")
-  List<String> strategies = ReadStrategies.CLI_DEFAULT;
+  List<String> strategies = StrategyRegistry.CLI_DEFAULT;
 
   @Option(names = "--rounds", description = "Warm rounds (default: 5; 15 with --full).")
   Integer rounds;
@@ -172,7 +180,7 @@ public final class BenchCommand implements Callable<Integer> {
 
   @Option(names = "--directories", split = ",", description = "Directories of the Lucene-level comparison"
       + " (default: dir-pread, dir-mmap, dir-mmap-random, dir-niofs, dir-cached; also dir-pread-readahead).")
-  List<String> directories = LuceneBench.DIRECTORIES;
+  List<String> directories = StrategyRegistry.LUCENE_DEFAULT;
 
   @Option(names = "--mix-size", description = "Queries in the Lucene-level mix (default: 1000; 10000 with --full).")
   Integer mixSize;
@@ -201,12 +209,18 @@ public final class BenchCommand implements Callable<Integer> {
     int[] batches = full ? new int[] {1, 2, 4, 8, 16, 32, 64} : new int[] {1, 4, 16, 64};
     int batchRounds = full ? ioR : Math.min(2, ioR);
     int[] batchSizes = full ? new int[] {8192, IO_READ_SIZE} : new int[] {IO_READ_SIZE};
-    List<String> batchStrategies = List.of("dir-pread", "dir-mmap-random", "dir-niofs");
+    List<String> batchStrategies = List.of(DIR_PREAD, DIR_MMAP_RANDOM, DIR_NIOFS);
     long[] delays = full ? new long[] {0, 50, 100, 200, 500} : new long[] {0, 200};
     for (String s : strategies) {
-      if (!ReadStrategies.NAMES.contains(s)) {
+      if (!StrategyRegistry.STRATEGIES.contains(s)) {
         throw new picocli.CommandLine.ParameterException(
-            new picocli.CommandLine(this), "unknown strategy '" + s + "'; known: " + ReadStrategies.NAMES);
+            new picocli.CommandLine(this), "unknown strategy '" + s + "'; known: " + StrategyRegistry.STRATEGIES);
+      }
+    }
+    for (String d : directories) {
+      if (!StrategyRegistry.DIRECTORIES.contains(d)) {
+        throw new picocli.CommandLine.ParameterException(
+            new picocli.CommandLine(this), "unknown directory '" + d + "'; known: " + StrategyRegistry.DIRECTORIES);
       }
     }
     List<String> chosen = sections != null ? sections : List.of("lucene", "raw");
@@ -264,7 +278,7 @@ public final class BenchCommand implements Callable<Integer> {
     }
     List<String> coldStrategies = strategies;
     List<String> pressureStrategies =
-        strategies.stream().filter(s -> !s.startsWith("filechannel")).toList();
+        strategies.stream().filter(s -> !s.equals(FILECHANNEL_DIRECT) && !s.equals(FILECHANNEL_HEAP)).toList();
 
     long batchCells = (long) batchRounds * batchSizes.length * batches.length * batchStrategies.size();
     LuceneBench.Options lo = luceneOptions(warm, cold, pressure);
@@ -285,9 +299,9 @@ public final class BenchCommand implements Callable<Integer> {
     boolean cacheCold = cacheSections && cold;
     boolean cachePressure = cacheSections && pressure;
     if (cacheCold && !rawCold) {
-      batchStrategies = List.of("dir-cached", "dir-pread");
+      batchStrategies = List.of(DIR_CACHED, DIR_PREAD);
     } else if (cacheCold) {
-      batchStrategies = List.of("dir-pread", "dir-mmap-random", "dir-niofs", "dir-cached");
+      batchStrategies = List.of(DIR_PREAD, DIR_MMAP_RANDOM, DIR_NIOFS, DIR_CACHED);
     }
     long coldBatchCells = (long) batchRounds * batchSizes.length * batches.length * batchStrategies.size();
     CachePressureBench.Options zipf = zipfOptions(ioR);
@@ -309,8 +323,8 @@ public final class BenchCommand implements Callable<Integer> {
         runReference(r, file, size, pb);
         pb.setExtraMessage("warm: cost of prefetching cached data");
         DataFile.warm(file);
-        Results.runBatches(r, "warm", name -> ReadStrategies.open(name, file, bufferSize), size,
-            List.of("dir-pread", "dir-mmap-random"),
+        Results.runBatches(r, "warm", name -> StrategyRegistry.openStrategy(name, file, bufferSize), size,
+            List.of(DIR_PREAD, DIR_MMAP_RANDOM),
             new int[] {IO_READ_SIZE}, new int[] {16}, new boolean[] {false, true}, false, 5, 250, () -> {}, pb::step);
       }
       if (cacheWarm) {
@@ -335,8 +349,8 @@ public final class BenchCommand implements Callable<Integer> {
             Format.bytes(bsize), coldBatchMillis / 1000.0, coldCache.describe()));
         List<String> bs = batchStrategies;
         // With dir-cached, reads are distinct at its block size too: no read may hit a block the cell loaded.
-        long unit = bs.contains("dir-cached") ? cacheBlockSize : 0;
-        Results.runBatches(r, "cold", name -> ReadStrategies.open(name, bfile, bufferSize, coldCache), bsize, bs,
+        long unit = bs.contains(DIR_CACHED) ? cacheBlockSize : 0;
+        Results.runBatches(r, "cold", name -> StrategyRegistry.openStrategy(name, bfile, bufferSize, coldCache), bsize, bs,
             batchSizes, batches, new boolean[] {true}, true, unit, batchRounds, coldBatchMillis,
             () -> CacheControl.evict(bfile), () -> {
               pb.setExtraMessage("cold batched prefetch");
@@ -359,15 +373,15 @@ public final class BenchCommand implements Callable<Integer> {
         r.pressureFileSize = psize;
         zipf.file = pfile;
         zipf.fileSize = psize;
-        r.baselines.put(zipf.regime, "dir-pread");
+        r.baselines.put(zipf.regime, DIR_PREAD);
         CacheSettings half = CacheSettings.halfOf(zipf.limit, cacheBlockSize).withAdmission(!cacheAdmission.equals("off"));
         List<CachePressureBench.Candidate> candidates = new ArrayList<>();
-        candidates.add(new CachePressureBench.Candidate("dir-cached", "dir-cached", half));
+        candidates.add(new CachePressureBench.Candidate(DIR_CACHED, DIR_CACHED, half));
         if (cacheAdmission.equals("both")) {
-          candidates.add(new CachePressureBench.Candidate("dir-cached-clock", "dir-cached", half.withAdmission(false)));
+          candidates.add(new CachePressureBench.Candidate(DIR_CACHED + "-clock", DIR_CACHED, half.withAdmission(false)));
         }
-        candidates.add(new CachePressureBench.Candidate("dir-pread", "dir-pread", null));
-        candidates.add(new CachePressureBench.Candidate("dir-mmap-random", "dir-mmap-random", null));
+        candidates.add(new CachePressureBench.Candidate(DIR_PREAD, DIR_PREAD, null));
+        candidates.add(new CachePressureBench.Candidate(DIR_MMAP_RANDOM, DIR_MMAP_RANDOM, null));
         CachePressureBench.run(r, zipf, candidates, progress(pb));
       }
     }
@@ -384,21 +398,21 @@ public final class BenchCommand implements Callable<Integer> {
   }
 
   /** The all-cached comparison: dir-cached against mmap (and PreadDirectory), random readLong and 16 KiB. */
-  static final List<String> CACHED_WARM_STRATEGIES = List.of("dir-cached", "dir-mmap", "dir-pread");
+  static final List<String> CACHED_WARM_STRATEGIES = List.of(DIR_CACHED, DIR_MMAP, DIR_PREAD);
 
   static final int[] CACHED_WARM_SIZES = {Long.BYTES, IO_READ_SIZE};
 
   private void runCachedWarm(Results r, Path file, long size, List<Integer> warmThreads, int warmRounds,
       Progress pb) throws Exception {
     CacheSettings all = CacheSettings.holding(size, cacheBlockSize);
-    r.baselines.put(CACHED_WARM, "dir-mmap");
+    r.baselines.put(CACHED_WARM, DIR_MMAP);
     r.regimes.put(CACHED_WARM, String.format(Locale.ROOT, "dir-cached's block cache holds the whole %s file (%s) and"
         + " is filled through the input, every byte checked, at the start of every round, as the page cache is for"
         + " dir-mmap and dir-pread; readLong is seek + IndexInput.readLong at a random page-aligned offset, 16 KiB"
         + " is seek + readBytes; %d rounds of %.2f s per cell after a 0.1 s warm-up; ratios against dir-mmap",
         Format.bytes(size), all.describe(), warmRounds, seconds));
     WarmReads.run(r, CACHED_WARM, file, size, CACHED_WARM_STRATEGIES, CACHED_WARM_SIZES, warmThreads, warmRounds,
-        seconds, name -> ReadStrategies.open(name, file, bufferSize, all), progress(pb));
+        seconds, name -> StrategyRegistry.openStrategy(name, file, bufferSize, all), progress(pb));
   }
 
   /** Most seconds a Zipf pressure worker warms up for (it stops once the file's size was read). */
@@ -481,7 +495,7 @@ public final class BenchCommand implements Callable<Integer> {
             + " per cell after a %.2f s warm-up; page-aligned random offsets; each thread reads its own clone"
             + " or native buffer; inputs stay open across rounds", warmRounds, seconds, 0.1));
     WarmReads.run(r, "warm", file, size, strategies, sizes, warmThreads, warmRounds, seconds,
-        name -> ReadStrategies.open(name, file, bufferSize, CacheSettings.holding(size, cacheBlockSize)),
+        name -> StrategyRegistry.openStrategy(name, file, bufferSize, CacheSettings.holding(size, cacheBlockSize)),
         progress(pb));
   }
 
@@ -533,7 +547,7 @@ public final class BenchCommand implements Callable<Integer> {
         Results.Cell cell = r.cell("cold", name, IO_READ_SIZE, 1);
         CacheControl.evict(file);
         ProcStats before = ProcStats.now();
-        try (Strategy s = ReadStrategies.open(name, file, bufferSize, CacheSettings.holding(size, cacheBlockSize))) {
+        try (Strategy s = StrategyRegistry.openStrategy(name, file, bufferSize, CacheSettings.holding(size, cacheBlockSize))) {
           CacheUse.Probe probe = CacheUse.probe(s.cache().orElse(null));
           cell.rounds[round] = RandomReadRun.run(s, 1, IO_READ_SIZE, size, 0, (long) (ioSeconds * 1000), round * 31L + k);
           cell.cache = CacheUse.add(cell.cache, probe.done());
@@ -548,7 +562,7 @@ public final class BenchCommand implements Callable<Integer> {
 
   private void runLatency(Results r, Path file, long size, long[] delays, Progress pb) throws Exception {
     for (long delay : delays) {
-      for (String s : List.of("ffi-pread", "ffi-pread+prefetch", "dir-mmap", "dir-mmap+prefetch")) {
+      for (String s : List.of(FFI_PREAD, FFI_PREAD + "+prefetch", DIR_MMAP, DIR_MMAP + "+prefetch")) {
         pb.setExtraMessage("cold prefetch latency " + s + " work=" + delay + "us");
         r.prefetchLatency.add(PrefetchLatencyRun.run(s, file, size, delay, 64, 99 + delay));
         pb.step();
@@ -572,7 +586,7 @@ public final class BenchCommand implements Callable<Integer> {
     spec.threads = full ? new int[] {1, 2} : new int[] {1};
     spec.distances = distances;
     spec.distanceSeconds = ioSeconds;
-    spec.batchStrategies = List.of("dir-pread", "dir-mmap-random", "dir-niofs").toArray(String[]::new);
+    spec.batchStrategies = List.of(DIR_PREAD, DIR_MMAP_RANDOM, DIR_NIOFS).toArray(String[]::new);
     spec.batchReadSizes = batchSizes;
     spec.batches = full ? new int[] {1, 2, 4, 8, 16, 32, 64} : new int[] {1, 4, 16, 64};
     spec.batchRounds = full ? ioR : 2;

@@ -1,5 +1,9 @@
 package dev.pread.bench.cli;
 
+import static dev.pread.bench.raw.StrategyRegistry.DIR_CACHED;
+import static dev.pread.bench.raw.StrategyRegistry.DIR_MMAP;
+import static dev.pread.bench.raw.StrategyRegistry.DIR_PREAD;
+
 import dev.pread.bench.cache.CachePressureBench;
 import dev.pread.bench.cache.CacheSettings;
 import dev.pread.bench.cache.ZipfBlocks;
@@ -8,7 +12,7 @@ import dev.pread.bench.pressure.CacheControl;
 import dev.pread.bench.pressure.MemoryCgroup;
 import dev.pread.bench.pressure.PressureOptions;
 import dev.pread.bench.raw.DataFile;
-import dev.pread.bench.raw.ReadStrategies;
+import dev.pread.bench.raw.StrategyRegistry;
 import dev.pread.bench.raw.WarmReads;
 import dev.pread.bench.report.Format;
 import dev.pread.bench.report.MachineInfo;
@@ -130,7 +134,7 @@ final class CacheBlockSizeCommand implements Callable<Integer> {
     r.machine = MachineInfo.collect(warm ? warmFile : ioFile);
 
     List<String> warmLabels = new ArrayList<>(labels.keySet());
-    warmLabels.add("dir-mmap");
+    warmLabels.add(DIR_MMAP);
     int[] warmReads = {Long.BYTES, READ};
     CachePressureBench.Options zipf = new CachePressureBench.Options();
     zipf.file = ioFile;
@@ -146,8 +150,8 @@ final class CacheBlockSizeCommand implements Callable<Integer> {
     zipf.readSize = READ;
     zipf.exponent = zipfExponent;
     List<CachePressureBench.Candidate> candidates = new ArrayList<>();
-    labels.forEach((l, bs) -> candidates.add(new CachePressureBench.Candidate(l, "dir-cached", CacheSettings.halfOf(limit, bs))));
-    candidates.add(new CachePressureBench.Candidate("dir-pread", "dir-pread", null));
+    labels.forEach((l, bs) -> candidates.add(new CachePressureBench.Candidate(l, DIR_CACHED, CacheSettings.halfOf(limit, bs))));
+    candidates.add(new CachePressureBench.Candidate(DIR_PREAD, DIR_PREAD, null));
     long coldCells = (long) ioRounds * BATCHES.length * labels.size();
     long steps = (warm ? WarmReads.steps(warmLabels, warmReads, List.of(1), rounds) : 0)
         + (pressure ? CachePressureBench.steps(zipf, candidates.size()) : 0) + (cold ? coldCells : 0);
@@ -157,18 +161,18 @@ final class CacheBlockSizeCommand implements Callable<Integer> {
         pb.step();
       };
       if (warm) {
-        r.baselines.put(WARM, "dir-mmap");
+        r.baselines.put(WARM, DIR_MMAP);
         r.regimes.put(WARM, String.format(Locale.ROOT, "each cache holds the whole %s file, filled through the input"
             + " (every byte checked) when it opens; one candidate open at a time, rotated, reopened every round;"
             + " the page cache is warmed for dir-mmap at the start of every round; %d rounds of %.2f s per cell,"
             + " 1 thread; readLong is seek + IndexInput.readLong", Format.bytes(warmSize), rounds, seconds));
         WarmReads.runOneAtATime(r, WARM, warmFile, warmSize, warmLabels, warmReads, List.of(1), rounds, seconds,
             l -> labels.containsKey(l)
-                ? ReadStrategies.open("dir-cached", warmFile, PreadDirectory.DEFAULT_BUFFER_SIZE, CacheSettings.holding(warmSize, labels.get(l)))
-                : ReadStrategies.open(l, warmFile), step);
+                ? StrategyRegistry.openStrategy(DIR_CACHED, warmFile, PreadDirectory.DEFAULT_BUFFER_SIZE, CacheSettings.holding(warmSize, labels.get(l)))
+                : StrategyRegistry.openStrategy(l, warmFile), step);
       }
       if (pressure) {
-        r.baselines.put(PRESSURE, "dir-pread");
+        r.baselines.put(PRESSURE, DIR_PREAD);
         CachePressureBench.run(r, zipf, candidates, step);
       }
       if (cold) {
@@ -182,7 +186,7 @@ final class CacheBlockSizeCommand implements Callable<Integer> {
             + " (the largest block size), so at no block size is a read served by a block the cell loaded before;"
             + " a fresh cache of %s per cell", CacheControl.method(), Format.bytes(ioSize), coldMillis / 1000.0,
             Format.bytes(Math.max(unit, READ)), Format.size(budget)));
-        Results.runBatches(r, COLD, l -> ReadStrategies.open("dir-cached", ioFile, PreadDirectory.DEFAULT_BUFFER_SIZE,
+        Results.runBatches(r, COLD, l -> StrategyRegistry.openStrategy(DIR_CACHED, ioFile, PreadDirectory.DEFAULT_BUFFER_SIZE,
             new CacheSettings(budget, labels.get(l))), ioSize, new ArrayList<>(labels.keySet()), new int[] {READ},
             BATCHES, new boolean[] {true}, true, unit, ioRounds, coldMillis, () -> CacheControl.evict(ioFile),
             () -> step.accept("cold batched prefetch"));
@@ -199,7 +203,7 @@ final class CacheBlockSizeCommand implements Callable<Integer> {
   }
 
   static String label(int blockSize) {
-    return "dir-cached " + Format.bytes(blockSize);
+    return DIR_CACHED + " " + Format.bytes(blockSize);
   }
 
   /** One row per block size: each regime's figure, against the reference and against the 16 KiB default. */
@@ -214,13 +218,13 @@ final class CacheBlockSizeCommand implements Callable<Integer> {
     for (int bs : sizes) {
       String l = label(bs);
       sb.append("| ").append(Format.bytes(bs)).append(" | ")
-          .append(ratio(r.cell(WARM, l, Long.BYTES, 1), r.cell(WARM, "dir-mmap", Long.BYTES, 1))).append(" | ")
-          .append(ratio(r.cell(WARM, l, READ, 1), r.cell(WARM, "dir-mmap", READ, 1))).append(" | ");
+          .append(ratio(r.cell(WARM, l, Long.BYTES, 1), r.cell(WARM, DIR_MMAP, Long.BYTES, 1))).append(" | ")
+          .append(ratio(r.cell(WARM, l, READ, 1), r.cell(WARM, DIR_MMAP, READ, 1))).append(" | ");
       Results.Cell p = r.cell(PRESSURE, l, READ, 1);
       sb.append(p == null ? "" : Format.rate(p.median())).append(" | ")
           .append(ratio(p, r.cell(PRESSURE, label(dflt), READ, 1))).append(" | ")
           .append(p == null || p.cache == null ? "" : String.format(Locale.ROOT, "%.3f", p.cache.hitRatio()))
-          .append(" | ").append(ratio(p, r.cell(PRESSURE, "dir-pread", READ, 1))).append(" | ");
+          .append(" | ").append(ratio(p, r.cell(PRESSURE, DIR_PREAD, READ, 1))).append(" | ");
       Results.Batch b16 = r.batch(COLD, l, READ, 16, true);
       Results.Batch b1 = r.batch(COLD, l, READ, 1, true);
       Results.Batch d16 = r.batch(COLD, label(dflt), READ, 16, true);

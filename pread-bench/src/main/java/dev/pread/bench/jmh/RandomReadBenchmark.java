@@ -1,10 +1,21 @@
 package dev.pread.bench.jmh;
 
+import static dev.pread.bench.raw.StrategyRegistry.DIR_CACHED;
+import static dev.pread.bench.raw.StrategyRegistry.DIR_MMAP;
+import static dev.pread.bench.raw.StrategyRegistry.DIR_MMAP_RANDOM;
+import static dev.pread.bench.raw.StrategyRegistry.DIR_NIOFS;
+import static dev.pread.bench.raw.StrategyRegistry.DIR_PREAD;
+import static dev.pread.bench.raw.StrategyRegistry.FFI_PREAD;
+import static dev.pread.bench.raw.StrategyRegistry.FFI_PREAD_ODIRECT;
+import static dev.pread.bench.raw.StrategyRegistry.FILECHANNEL_DIRECT;
+import static dev.pread.bench.raw.StrategyRegistry.FILECHANNEL_HEAP;
+import static dev.pread.bench.raw.StrategyRegistry.MMAP;
+
 import dev.pread.bench.cache.CacheSettings;
 import dev.pread.bench.raw.DataFile;
 import dev.pread.bench.raw.RawPreadStrategy;
-import dev.pread.bench.raw.ReadStrategies;
 import dev.pread.bench.raw.Strategy;
+import dev.pread.bench.raw.StrategyRegistry;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.SplittableRandom;
@@ -58,7 +69,7 @@ import org.openjdk.jmh.infra.ThreadParams;
  * byte before every iteration. Offsets come from a per-thread generator seeded by the thread's
  * index, so every strategy reads the same offsets.
  *
- * <p>Parameters: {@code strategy} (see {@link ReadStrategies#NAMES}), {@code readSize}, {@code
+ * <p>Parameters: {@code strategy} (see {@link StrategyRegistry#STRATEGIES}), {@code readSize}, {@code
  * readsPerOp}, {@code fileSize}, {@code dataDir} (created if missing; relative to the working
  * directory). Thread-safety: JMH gives each thread its own {@link PerThread}.
  */
@@ -74,16 +85,16 @@ public class RandomReadBenchmark {
   @State(Scope.Benchmark)
   public static class Shared {
     @Param({
-      "mmap",
-      "ffi-pread",
-      "filechannel-direct",
-      "filechannel-heap",
-      "ffi-pread-odirect",
-      "dir-pread",
-      "dir-niofs",
-      "dir-mmap",
-      "dir-mmap-random",
-      "dir-cached"
+      MMAP,
+      FFI_PREAD,
+      FILECHANNEL_DIRECT,
+      FILECHANNEL_HEAP,
+      FFI_PREAD_ODIRECT,
+      DIR_PREAD,
+      DIR_NIOFS,
+      DIR_MMAP,
+      DIR_MMAP_RANDOM,
+      DIR_CACHED
     })
     public String strategy;
 
@@ -118,7 +129,7 @@ public class RandomReadBenchmark {
       randomPages = (length - size) / PAGE + 1;
       runPages = (length - (long) readsPerOp * size) / PAGE + 1;
       file = BenchFiles.ensureDataFile(dataDir, length);
-      opened = ReadStrategies.open(strategy, file);
+      opened = StrategyRegistry.openStrategy(strategy, file);
     }
 
     /** Page cache, and dir-cached's own cache, hold the whole file before every iteration. */

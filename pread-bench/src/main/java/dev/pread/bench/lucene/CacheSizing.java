@@ -1,8 +1,12 @@
 package dev.pread.bench.lucene;
 
+import static dev.pread.bench.raw.StrategyRegistry.DIR_CACHED;
+import static dev.pread.bench.raw.StrategyRegistry.DIR_PREAD;
+
 import dev.pread.bench.cache.CacheSettings;
 import dev.pread.bench.cache.CachedDirectories;
 import dev.pread.bench.pressure.GroupSampler;
+import dev.pread.bench.raw.StrategyRegistry;
 import dev.pread.bench.report.Format;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -96,7 +100,7 @@ record CacheSizing(long cacheBytes, long slackBytes, long fileBytes, Growth grow
    * and on dir-cached (with {@code spec}'s compile-phase cache).
    */
   static Growth growth(Path index, QueryMix mix, QueryWorkerCommand.Spec spec) throws Exception {
-    Growth g = new Growth(growth(index, mix, spec, "dir-pread"), growth(index, mix, spec, "dir-cached"));
+    Growth g = new Growth(growth(index, mix, spec, DIR_PREAD), growth(index, mix, spec, DIR_CACHED));
     System.out.printf("sizing: growth of the memory besides page cache: %s on dir-pread, %s on dir-cached besides"
         + " its resident blocks%n", Format.size(g.pread()), Format.size(g.cached()));
     return g;
@@ -115,7 +119,7 @@ record CacheSizing(long cacheBytes, long slackBytes, long fileBytes, Growth grow
     }
     int threads = Arrays.stream(spec.threads).max().orElse(1);
     GroupSampler sampler = null;
-    try (Directory d = LuceneBench.open(directory, index, spec.cache()); DirectoryReader reader = DirectoryReader.open(d)) {
+    try (Directory d = StrategyRegistry.openDirectory(directory, index, spec.cache()); DirectoryReader reader = DirectoryReader.open(d)) {
       dev.pread.cache.BlockCache cache = CachedDirectories.cacheOf(d);
       sampler = GroupSampler.start(SAMPLE_MILLIS, () -> cache == null ? 0 : cache.stats().residentBytes());
       QueryRun.run(new IndexSearcher(reader), mix, spec.reference, threads, 0, (long) (spec.growthSeconds * 1000),

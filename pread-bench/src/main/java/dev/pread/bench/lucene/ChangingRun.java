@@ -1,5 +1,7 @@
 package dev.pread.bench.lucene;
 
+import static dev.pread.bench.raw.StrategyRegistry.DIR_CACHED;
+
 import dev.pread.bench.cache.CacheSettings;
 import dev.pread.bench.pressure.GroupSampler;
 import dev.pread.bench.pressure.MemoryCgroup;
@@ -7,6 +9,7 @@ import dev.pread.bench.pressure.MemoryCheck;
 import dev.pread.bench.pressure.MemoryHogCommand;
 import dev.pread.bench.pressure.ProcStats;
 import dev.pread.bench.pressure.WorkerProcess;
+import dev.pread.bench.raw.StrategyRegistry;
 import dev.pread.bench.report.Format;
 import dev.pread.bench.report.Results;
 import dev.pread.bench.report.Timeline;
@@ -66,7 +69,7 @@ final class ChangingRun {
     MemoryCgroup.setOwnLimit(limit);
     CacheSettings cache = spec.cache();
     CacheSizing sizing = null;
-    if (name.equals("dir-cached")) {
+    if (name.equals(DIR_CACHED)) {
       sizing = CacheSizing.of(spec, phaseBFiles, file, growth);
       cache = sizing.settings(spec);
       System.out.printf("sizing: dir-cached changing: %s; limit %s (%s besides page cache)%n", sizing.describe(),
@@ -85,7 +88,7 @@ final class ChangingRun {
         c.cacheBytes = sizing.cacheBytes();
         c.slackBytes = sizing.slackBytes();
       }
-      try (Directory d = LuceneBench.open(name, index, cache); DirectoryReader reader = DirectoryReader.open(d)) {
+      try (Directory d = StrategyRegistry.openDirectory(name, index, cache); DirectoryReader reader = DirectoryReader.open(d)) {
         LuceneBench.warmFiles(index);
         IndexSearcher searcher = new IndexSearcher(reader);
         first += (int) QueryRun.run(searcher, mix, spec.reference, t, first, 500, name).queries();

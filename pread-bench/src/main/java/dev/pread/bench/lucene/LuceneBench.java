@@ -2,18 +2,16 @@ package dev.pread.bench.lucene;
 
 import dev.pread.bench.cache.CacheSettings;
 import dev.pread.bench.cache.CacheUse;
-import dev.pread.bench.cache.CachedDirectories;
 import dev.pread.bench.pressure.CacheControl;
 import dev.pread.bench.pressure.JvmFlags;
 import dev.pread.bench.pressure.MemoryCgroup;
 import dev.pread.bench.pressure.MemoryCheck;
 import dev.pread.bench.pressure.WorkerProcess;
 import dev.pread.bench.raw.DataFile;
+import dev.pread.bench.raw.StrategyRegistry;
 import dev.pread.bench.report.Format;
 import dev.pread.bench.report.Headline;
 import dev.pread.bench.report.Results;
-import dev.pread.store.AdaptiveDirectory;
-import dev.pread.store.PreadDirectory;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,10 +24,6 @@ import java.util.stream.Stream;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.store.Directory;
-import org.apache.lucene.store.MMapDirectory;
-import org.apache.lucene.store.NIOFSDirectory;
-import org.apache.lucene.store.NoLockFactory;
-import org.apache.lucene.store.ReadAdvice;
 
 /**
  * The Lucene-level comparison: the same seeded query mix ({@link QueryMix}) on the same index
@@ -38,8 +32,6 @@ import org.apache.lucene.store.ReadAdvice;
  * MMapDirectory; any difference fails the run.
  */
 public final class LuceneBench {
-  public static final List<String> DIRECTORIES =
-      List.of("dir-adaptive", "dir-pread", "dir-mmap", "dir-mmap-random", "dir-niofs", "dir-cached");
 
   /** What the CLI asks for. */
   public static final class Options {
@@ -56,7 +48,7 @@ public final class LuceneBench {
     public String pressureHeap;
     public long pressureOverhead;
     public int[] threads;
-    public List<String> directories = DIRECTORIES;
+    public List<String> directories = StrategyRegistry.LUCENE_DEFAULT;
     public int cacheBlockSize = dev.pread.cache.BlockCache.DEFAULT_BLOCK_SIZE;
     /** dir-cached's frequency admission. */
     public boolean cacheAdmission = true;
@@ -78,47 +70,6 @@ public final class LuceneBench {
 
   private LuceneBench() {}
 
-  /** Opens the Directory called {@code name} over {@code folder} (not dir-cached, which needs its cache). */
-  static Directory open(String name, Path folder) throws IOException {
-    return open(name, folder, null);
-  }
-
-  /** Opens the Directory called {@code name} over {@code folder}; {@code cache} is dir-cached's. */
-  static Directory open(String name, Path folder, CacheSettings cache) throws IOException {
-    return switch (name) {
-      case "dir-cached" -> {
-        if (cache == null) {
-          throw new IllegalArgumentException("dir-cached needs its cache budget and block size");
-        }
-        yield CachedDirectories.open(folder, cache);
-      }
-      case "dir-pread" -> {
-        PreadDirectory d = new PreadDirectory(folder, NoLockFactory.INSTANCE);
-        if (!d.isNativePread()) {
-          d.close();
-          throw new IllegalStateException("dir-pread would measure the NIOFS fallback: "
-              + PreadDirectory.nativeUnavailableReason().orElse("native pread is off"));
-        }
-        yield d;
-      }
-      case "dir-pread-readahead" -> {
-        // Lucene's hints only: the kernel's readahead where the context gives none.
-        PreadDirectory d = (PreadDirectory) open("dir-pread", folder);
-        d.setReadAdvice(PreadDirectory.ADVISE_BY_HINTS);
-        yield d;
-      }
-      case "dir-adaptive" -> new AdaptiveDirectory(folder, NoLockFactory.INSTANCE); // sizes itself
-      case "dir-mmap" -> new MMapDirectory(folder, NoLockFactory.INSTANCE);
-      case "dir-mmap-random" -> {
-        MMapDirectory d = new MMapDirectory(folder, NoLockFactory.INSTANCE);
-        d.setReadAdvice((file, context) -> Optional.of(ReadAdvice.RANDOM));
-        yield d;
-      }
-      case "dir-niofs" -> new NIOFSDirectory(folder, NoLockFactory.INSTANCE);
-      default -> throw new IllegalArgumentException("unknown directory '" + name + "'; one of " + DIRECTORIES);
-    };
-  }
-
   /** Number of steps {@link #run} reports to its progress callback. */
   public static long steps(Options o) {
     long perRegime = (long) o.directories.size() * o.threads.length;
@@ -137,7 +88,7 @@ public final class LuceneBench {
     QueryMix mix;
     long[] reference;
     step.accept("lucene: query mix and reference checksums");
-    try (Directory d = open("dir-mmap", index); DirectoryReader reader = DirectoryReader.open(d)) {
+    try (Directory d = StrategyRegistry.openDirectory(StrategyRegistry.DIR_MMAP, index); DirectoryReader reader = DirectoryReader.open(d)) {
       r.lucene.docs = reader.numDocs();
       r.lucene.segments = reader.leaves().size();
       mix = QueryMix.build(reader, o.mixSize, 42);
@@ -380,35 +331,11 @@ public final class LuceneBench {
     String flags = String.format(Locale.ROOT, "%s; heap %s (warm, cold), %s (pressure, changing)",
         JvmFlags.describeWorker("<heap>"), "1g", o.pressureHeap);
     List<Results.Legend> rows = new ArrayList<>();
+    StrategyRegistry.LegendContext context = new StrategyRegistry.LegendContext(o.cacheBlockSize, o.cacheAdmission,
+        indexBytes, lucene.cachedSizing);
     for (String name : o.directories) {
-      Results.Legend row = switch (name) {
-        case "dir-adaptive" -> new Results.Legend(name, AdaptiveDirectory.class.getName(),
-            "new AdaptiveDirectory(path, NoLockFactory.INSTANCE): no configuration; sizes its own memory from the"
-                + " container (cgroup), the bench gives it none", flags);
-        case "dir-pread" -> new Results.Legend(name, PreadDirectory.class.getName(), String.format(Locale.ROOT,
-            "new PreadDirectory(path, NoLockFactory.INSTANCE): buffer %s, read advice ADVISE_BY_CONTEXT (RANDOM"
-                + " unless Lucene hints sequential), prefetch on; reads through the page cache",
-            Format.bytes(PreadDirectory.DEFAULT_BUFFER_SIZE)), flags);
-        case "dir-pread-readahead" -> new Results.Legend(name, PreadDirectory.class.getName(), String.format(
-            Locale.ROOT, "PreadDirectory, buffer %s, read advice ADVISE_BY_HINTS (the kernel's readahead where"
-                + " Lucene gives no hint)", Format.bytes(PreadDirectory.DEFAULT_BUFFER_SIZE)), flags);
-        case "dir-mmap" -> new Results.Legend(name, MMapDirectory.class.getName(),
-            "new MMapDirectory(path, NoLockFactory.INSTANCE): Lucene's defaults (read advice from the IOContext,"
-                + " prefetch on)", flags);
-        case "dir-mmap-random" -> new Results.Legend(name, MMapDirectory.class.getName(),
-            "MMapDirectory with setReadAdvice(RANDOM for every file): madvise(MADV_RANDOM), no readahead", flags);
-        case "dir-niofs" -> new Results.Legend(name, NIOFSDirectory.class.getName(),
-            "new NIOFSDirectory(path, NoLockFactory.INSTANCE): FileChannel positional reads, Lucene's default"
-                + " buffer (BufferedIndexInput, 1 KiB)", flags);
-        case "dir-cached" -> new Results.Legend(name, dev.pread.store.CachedPreadDirectory.class.getName(),
-            String.format(Locale.ROOT, "CachedPreadDirectory over a BlockCache of its own: O_DIRECT reads into %s"
-                + " blocks, frequency admission %s; cache: warm and cold %s (holds the index); pressure %s;"
-                + " changing: a quarter of the index minus the measured slack", Format.bytes(o.cacheBlockSize),
-                o.cacheAdmission ? "on" : "off", Format.size(CacheSettings.holding(indexBytes, o.cacheBlockSize)
-                    .budgetBytes()), lucene.cachedSizing == null ? "the page-cache budget minus the measured slack"
-                    : lucene.cachedSizing), flags);
-        default -> new Results.Legend(name, "?", "", flags);
-      };
+      Results.Legend row = new Results.Legend(name, StrategyRegistry.className(name),
+          StrategyRegistry.configuration(name, context), flags);
       rows.add(row);
     }
     return rows;

@@ -1,5 +1,7 @@
 package dev.pread.bench.lucene;
 
+import static dev.pread.bench.raw.StrategyRegistry.DIR_CACHED;
+
 import dev.pread.bench.cache.CacheSettings;
 import dev.pread.bench.cache.CacheUse;
 import dev.pread.bench.cache.CachedDirectories;
@@ -8,6 +10,7 @@ import dev.pread.bench.pressure.MemoryCheck;
 import dev.pread.bench.pressure.ProcStats;
 import dev.pread.bench.pressure.SteadyState;
 import dev.pread.bench.pressure.WorkerFiles;
+import dev.pread.bench.raw.StrategyRegistry;
 import dev.pread.bench.report.Format;
 import dev.pread.bench.report.Results;
 import java.nio.file.Path;
@@ -86,7 +89,7 @@ public final class QueryWorkerCommand implements Callable<Integer> {
     Path index = Path.of(spec.index);
     String name = spec.directory;
     QueryMix mix;
-    try (Directory d = LuceneBench.open(name, index, spec.cache()); DirectoryReader reader = DirectoryReader.open(d)) {
+    try (Directory d = StrategyRegistry.openDirectory(name, index, spec.cache()); DirectoryReader reader = DirectoryReader.open(d)) {
       mix = QueryMix.build(reader, spec.mixSize, 42);
       if (mix.fingerprint() != spec.mixFingerprint) {
         throw new IllegalStateException("the worker built another query mix than the parent");
@@ -101,7 +104,7 @@ public final class QueryWorkerCommand implements Callable<Integer> {
     int first = spec.firstQuery;
     switch (spec.regime) {
       case "warm" -> {
-        try (Directory d = LuceneBench.open(name, index, spec.cache()); DirectoryReader reader = DirectoryReader.open(d)) {
+        try (Directory d = StrategyRegistry.openDirectory(name, index, spec.cache()); DirectoryReader reader = DirectoryReader.open(d)) {
           IndexSearcher searcher = new IndexSearcher(reader);
           for (int t : spec.threads) {
             LuceneBench.warmFiles(index);
@@ -114,7 +117,7 @@ public final class QueryWorkerCommand implements Callable<Integer> {
       case "cold" -> {
         for (int t : spec.threads) {
           LuceneBench.evict(index);
-          try (Directory d = LuceneBench.open(name, index, spec.cache()); DirectoryReader reader = DirectoryReader.open(d)) {
+          try (Directory d = StrategyRegistry.openDirectory(name, index, spec.cache()); DirectoryReader reader = DirectoryReader.open(d)) {
             measure(r, spec, d, new IndexSearcher(reader), mix, t, first);
           }
         }
@@ -130,7 +133,7 @@ public final class QueryWorkerCommand implements Callable<Integer> {
         r.lucene.pressureLimit = usage - cache + spec.pageCacheBudget;
         r.lucene.pressureOtherBytes = usage - cache;
         CacheSettings settings = spec.cache();
-        if (name.equals("dir-cached")) {
+        if (name.equals(DIR_CACHED)) {
           CacheSizing sizing = CacheSizing.of(spec, spec.pageCacheBudget, cache, growth);
           settings = sizing.settings(spec);
           r.lucene.cachedPressureBytes = settings.budgetBytes();
@@ -143,7 +146,7 @@ public final class QueryWorkerCommand implements Callable<Integer> {
         }
         MemoryCgroup.setOwnLimit(r.lucene.pressureLimit);
         MemoryCgroup.resetOwnPeak(); // the peak reported is that under the limit just set
-        try (Directory d = LuceneBench.open(name, index, settings); DirectoryReader reader = DirectoryReader.open(d)) {
+        try (Directory d = StrategyRegistry.openDirectory(name, index, settings); DirectoryReader reader = DirectoryReader.open(d)) {
           IndexSearcher searcher = new IndexSearcher(reader);
           int[] next = {first};
           SteadyState.readFromStorage(spec.warmupBytes, spec.warmupCapSeconds,
@@ -171,7 +174,7 @@ public final class QueryWorkerCommand implements Callable<Integer> {
 
   /** Whether this worker sizes dir-cached's cache by the slack it measures. */
   private static boolean measuresSlack(Spec spec) {
-    return spec.directory.equals("dir-cached") && !(spec.cacheShare > 0);
+    return spec.directory.equals(DIR_CACHED) && !(spec.cacheShare > 0);
   }
 
   /** Measures one thread count; returns the next query to start from. */

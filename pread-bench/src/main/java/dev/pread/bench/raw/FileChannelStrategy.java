@@ -1,5 +1,8 @@
 package dev.pread.bench.raw;
 
+import static dev.pread.bench.raw.StrategyRegistry.FILECHANNEL_DIRECT;
+import static dev.pread.bench.raw.StrategyRegistry.FILECHANNEL_HEAP;
+
 import java.io.EOFException;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -28,7 +31,7 @@ final class FileChannelStrategy implements Strategy {
 
   @Override
   public String name() {
-    return direct ? "filechannel-direct" : "filechannel-heap";
+    return direct ? FILECHANNEL_DIRECT : FILECHANNEL_HEAP;
   }
 
   @Override

@@ -1,5 +1,7 @@
 package dev.pread.bench.raw;
 
+import static dev.pread.bench.raw.StrategyRegistry.MMAP;
+
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -30,7 +32,7 @@ final class MappedSegmentStrategy implements Strategy {
 
   @Override
   public String name() {
-    return "mmap";
+    return MMAP;
   }
 
   @Override

@@ -1,5 +1,7 @@
 package dev.pread.bench.raw;
 
+import static dev.pread.bench.raw.StrategyRegistry.DIR_MMAP;
+
 import dev.pread.bench.pressure.CacheControl;
 import dev.pread.nativeio.Advice;
 import dev.pread.nativeio.NativeFile;
@@ -47,7 +49,7 @@ public final class PrefetchLatencyRun {
     CacheControl.evict(file);
     // "ffi-pread[+prefetch]": NativeFile with posix_fadvise(WILLNEED);
     // "dir-mmap[+prefetch]": MMapDirectory's input with its madvise prefetch.
-    boolean mmap = strategy.startsWith("dir-mmap");
+    boolean mmap = strategy.startsWith(DIR_MMAP);
     boolean prefetch = strategy.endsWith("+prefetch");
     try (MMapDirectory dir = new MMapDirectory(file.toAbsolutePath().getParent(), NoLockFactory.INSTANCE);
         IndexInput mapped = mmap ? dir.openInput(file.getFileName().toString(), IOContext.DEFAULT) : null;

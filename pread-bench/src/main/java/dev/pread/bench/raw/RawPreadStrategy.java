@@ -1,5 +1,8 @@
 package dev.pread.bench.raw;
 
+import static dev.pread.bench.raw.StrategyRegistry.FFI_PREAD;
+import static dev.pread.bench.raw.StrategyRegistry.FFI_PREAD_ODIRECT;
+
 import dev.pread.nativeio.NativeFile;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -27,7 +30,7 @@ public final class RawPreadStrategy implements Strategy {
 
   @Override
   public String name() {
-    return file.isDirect() ? "ffi-pread-odirect" : "ffi-pread";
+    return file.isDirect() ? FFI_PREAD_ODIRECT : FFI_PREAD;
   }
 
   @Override

@@ -1,5 +1,7 @@
 package dev.pread.bench.raw;
 
+import static dev.pread.bench.raw.StrategyRegistry.DIR_PREAD;
+
 import dev.pread.bench.cache.CacheSettings;
 import dev.pread.bench.cache.CacheUse;
 import dev.pread.bench.pressure.CacheControl;
@@ -71,7 +73,7 @@ public final class WorkerCommand implements Callable<Integer> {
       for (int k = 0; k < spec.strategies.length; k++) {
         String s = spec.strategies[(k + round) % spec.strategies.length];
         CacheControl.evict(file);
-        try (Strategy strategy = ReadStrategies.open(s, file, spec.bufferSize,
+        try (Strategy strategy = StrategyRegistry.openStrategy(s, file, spec.bufferSize,
             CacheSettings.halfOf(spec.limit, spec.cacheBlockSize))) {
           double warmed = warmUp(strategy, spec, round);
           System.out.printf("pressure %s round %d: warmed up in %.1f s%n", s, round + 1, warmed);
@@ -109,7 +111,7 @@ public final class WorkerCommand implements Callable<Integer> {
     }
     for (int d : spec.distances) {
       CacheControl.evict(file);
-      try (Strategy strategy = ReadStrategies.open("dir-pread", file, spec.bufferSize)) {
+      try (Strategy strategy = StrategyRegistry.openStrategy(DIR_PREAD, file, spec.bufferSize)) {
         warmUp(strategy, spec, d);
       }
       PrefetchDistanceRun.Result res = PrefetchDistanceRun.run(file, spec.fileSize, d, spec.distanceSeconds, 42 + d);

@@ -1,5 +1,12 @@
 package dev.pread.bench.report;
 
+import static dev.pread.bench.raw.StrategyRegistry.DIR_ADAPTIVE;
+import static dev.pread.bench.raw.StrategyRegistry.DIR_CACHED;
+import static dev.pread.bench.raw.StrategyRegistry.DIR_MMAP;
+import static dev.pread.bench.raw.StrategyRegistry.DIR_MMAP_RANDOM;
+import static dev.pread.bench.raw.StrategyRegistry.DIR_NIOFS;
+import static dev.pread.bench.raw.StrategyRegistry.DIR_PREAD;
+
 import dev.pread.bench.cli.BenchCommand;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,11 +22,11 @@ import java.util.Locale;
  */
 public final class Headline {
   /** Our Directories, rows of the table, in order. */
-  static final List<String> OURS = List.of("dir-adaptive", "dir-pread", "dir-cached");
+  static final List<String> OURS = List.of(DIR_ADAPTIVE, DIR_PREAD, DIR_CACHED);
   /** The alternatives a user would otherwise pick. */
-  public static final List<String> ALTERNATIVES = List.of("dir-mmap", "dir-mmap-random", "dir-niofs");
+  public static final List<String> ALTERNATIVES = List.of(DIR_MMAP, DIR_MMAP_RANDOM, DIR_NIOFS);
   /** The Directory meant to be the default, whose worst cell is named. */
-  static final String DEFAULT = "dir-adaptive";
+  static final String DEFAULT = DIR_ADAPTIVE;
   /** Regimes, columns of the table, in order. */
   static final List<String> REGIMES = List.of("warm", "cold", "pressure", "changing");
 

@@ -1,5 +1,10 @@
 package dev.pread.bench.report;
 
+import static dev.pread.bench.raw.StrategyRegistry.DIR_MMAP;
+import static dev.pread.bench.raw.StrategyRegistry.DIR_MMAP_RANDOM;
+import static dev.pread.bench.raw.StrategyRegistry.DIR_NIOFS;
+import static dev.pread.bench.raw.StrategyRegistry.DIR_PREAD;
+
 import com.google.gson.GsonBuilder;
 import dev.pread.bench.cli.BenchCommand;
 import dev.pread.bench.raw.PrefetchDistanceRun;
@@ -25,7 +30,7 @@ public final class Report {
 
   /** The baseline each regime's ratios are taken against: the best of Lucene's own Directories there. */
   static String baseline(String regime) {
-    return regime.equals("pressure") ? "dir-mmap-random" : "dir-niofs";
+    return regime.equals("pressure") ? DIR_MMAP_RANDOM : DIR_NIOFS;
   }
 
   /** The baseline of {@code regime} in {@code r}: its own, where the run named one, else the default. */
@@ -156,9 +161,9 @@ public final class Report {
               c.failure.replace("|", "/")));
           continue;
         }
-        Results.QueryCell mm = ok(r.queryCell(regime, "dir-mmap", c.threads));
-        Results.QueryCell mr = ok(r.queryCell(regime, "dir-mmap-random", c.threads));
-        Results.QueryCell pr = ok(r.queryCell(regime, "dir-pread", c.threads));
+        Results.QueryCell mm = ok(r.queryCell(regime, DIR_MMAP, c.threads));
+        Results.QueryCell mr = ok(r.queryCell(regime, DIR_MMAP_RANDOM, c.threads));
+        Results.QueryCell pr = ok(r.queryCell(regime, DIR_PREAD, c.threads));
         sb.append(String.format(Locale.ROOT, "| %s | %d | %.1f | %s | %s | %s | %.2f | %.2f | %d | %s |%n", c.directory,
             c.threads, BenchCommand.median(c.qps),
             mm == null ? "" : Format.ratio(BenchCommand.pairedRatio(c.qps, mm.qps)),
@@ -281,7 +286,7 @@ public final class Report {
     for (String s : strategies) {
       sb.append(' ').append(s).append(" | vs B=1 |");
     }
-    boolean both = strategies.contains("dir-pread") && strategies.contains("dir-mmap-random");
+    boolean both = strategies.contains(DIR_PREAD) && strategies.contains(DIR_MMAP_RANDOM);
     if (both) sb.append(" dir-pread vs dir-mmap-random |");
     sb.append("\n|---:|").append("---:|---:|".repeat(strategies.size())).append(both ? "---:|" : "").append('\n');
     for (int b : batches) {
@@ -293,8 +298,8 @@ public final class Report {
             .append(Format.ratio(BenchCommand.median(x.rounds) / BenchCommand.median(one.rounds))).append(" |");
       }
       if (both) {
-        sb.append(' ').append(Format.ratio(BenchCommand.pairedRatio(r.batch(regime, "dir-pread", rs, b, true).rounds,
-            r.batch(regime, "dir-mmap-random", rs, b, true).rounds))).append(" |");
+        sb.append(' ').append(Format.ratio(BenchCommand.pairedRatio(r.batch(regime, DIR_PREAD, rs, b, true).rounds,
+            r.batch(regime, DIR_MMAP_RANDOM, rs, b, true).rounds))).append(" |");
       }
       sb.append('\n');
     }

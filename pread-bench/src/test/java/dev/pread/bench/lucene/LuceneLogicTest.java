@@ -9,6 +9,7 @@ import static org.junit.Assert.assertTrue;
 import dev.pread.bench.cache.CacheSettings;
 import dev.pread.bench.cache.CacheUse;
 import dev.pread.bench.cache.CachedDirectories;
+import dev.pread.bench.raw.StrategyRegistry;
 import java.nio.file.Path;
 import org.junit.Rule;
 import org.junit.Test;
@@ -88,7 +89,7 @@ public class LuceneLogicTest {
     assertEquals("the second call reuses the index", index, BenchIndex.ensure(data, Corpus.generated(), 8L << 20));
     QueryMix mix;
     long[] reference;
-    try (org.apache.lucene.store.Directory d = LuceneBench.open("dir-mmap", index);
+    try (org.apache.lucene.store.Directory d = StrategyRegistry.openDirectory("dir-mmap", index);
         org.apache.lucene.index.DirectoryReader reader = org.apache.lucene.index.DirectoryReader.open(d)) {
       mix = QueryMix.build(reader, 50, 42);
       assertEquals(mix.fingerprint(), QueryMix.build(reader, 50, 42).fingerprint());
@@ -102,7 +103,7 @@ public class LuceneLogicTest {
     assertEquals(java.util.Set.of("and", "knn", "or", "phrase", "range", "term-high", "term-low", "term-medium"), kinds);
     CacheSettings holding = CacheSettings.holding(BenchIndex.sizeOf(index), 16384);
     for (String name : java.util.List.of("dir-pread", "dir-pread-readahead", "dir-niofs", "dir-mmap-random", "dir-cached")) {
-      try (org.apache.lucene.store.Directory d = LuceneBench.open(name, index, holding);
+      try (org.apache.lucene.store.Directory d = StrategyRegistry.openDirectory(name, index, holding);
           org.apache.lucene.index.DirectoryReader reader = org.apache.lucene.index.DirectoryReader.open(d)) {
         org.apache.lucene.search.IndexSearcher searcher = new org.apache.lucene.search.IndexSearcher(reader);
         CachedDirectories.preload(d);
@@ -118,10 +119,10 @@ public class LuceneLogicTest {
         }
       }
     }
-    assertThrows(IllegalArgumentException.class, () -> LuceneBench.open("dir-cached", index));
+    assertThrows(IllegalArgumentException.class, () -> StrategyRegistry.openDirectory("dir-cached", index));
     long[] wrong = reference.clone();
     wrong[3] ^= 1;
-    try (org.apache.lucene.store.Directory d = LuceneBench.open("dir-pread", index);
+    try (org.apache.lucene.store.Directory d = StrategyRegistry.openDirectory("dir-pread", index);
         org.apache.lucene.index.DirectoryReader reader = org.apache.lucene.index.DirectoryReader.open(d)) {
       org.apache.lucene.search.IndexSearcher searcher = new org.apache.lucene.search.IndexSearcher(reader);
       IllegalStateException e = assertThrows(IllegalStateException.class,

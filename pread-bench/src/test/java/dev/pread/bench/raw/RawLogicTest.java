@@ -85,8 +85,8 @@ public class RawLogicTest {
     Path f = tmp.getRoot().toPath().resolve("r.dat");
     long size = 4 << 20;
     DataFile.ensure(f, size);
-    for (String name : ReadStrategies.NAMES) {
-      try (Strategy s = ReadStrategies.open(name, f, 16384)) {
+    for (String name : StrategyRegistry.STRATEGIES) {
+      try (Strategy s = StrategyRegistry.openStrategy(name, f, 16384)) {
         double rps = RandomReadRun.run(s, 2, 4096, size, 0, 50, 1);
         assertTrue(name + " read nothing", rps > 0);
       }
@@ -124,7 +124,7 @@ public class RawLogicTest {
     long size = 4 << 20;
     DataFile.ensure(f, size);
     CacheSettings settings = CacheSettings.holding(size, 16384);
-    try (Strategy s = ReadStrategies.open("dir-cached", f, 16384, settings)) {
+    try (Strategy s = StrategyRegistry.openStrategy("dir-cached", f, 16384, settings)) {
       dev.pread.cache.BlockCache cache = s.cache().orElseThrow();
       assertEquals(settings.budgetBytes(), cache.budgetBytes());
       s.preload(size);
@@ -143,6 +143,6 @@ public class RawLogicTest {
         use.check("test");
       }
     }
-    assertThrows(IllegalArgumentException.class, () -> ReadStrategies.open("dir-cached", f, 16384, null));
+    assertThrows(IllegalArgumentException.class, () -> StrategyRegistry.openStrategy("dir-cached", f, 16384, null));
   }
 }
