@@ -20,6 +20,7 @@ import dev.pread.bench.pressure.MemoryCgroup;
 import dev.pread.bench.pressure.PressureOptions;
 import dev.pread.bench.pressure.ProcStats;
 import dev.pread.bench.pressure.WorkerProcess;
+import dev.pread.bench.raw.BatchCells;
 import dev.pread.bench.raw.DataFile;
 import dev.pread.bench.raw.PrefetchLatencyRun;
 import dev.pread.bench.raw.RandomReadRun;
@@ -33,11 +34,11 @@ import dev.pread.bench.report.MachineInfo;
 import dev.pread.bench.report.Report;
 import dev.pread.bench.report.Results;
 import dev.pread.store.PreadDirectory;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -201,16 +202,84 @@ public final class BenchCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    long size = Format.parseBytes(fileSize != null ? fileSize : full ? "4g" : "1g");
-    List<Integer> warmThreads = threads != null ? threads : full ? List.of(1, 2, 4, 8) : List.of(1, 2);
-    int warmRounds = rounds != null ? rounds : full ? 15 : 5;
-    int ioR = ioRounds != null ? ioRounds : full ? 5 : 2;
-    int[] distances = full ? new int[] {0, 1, 2, 4, 8, 16, 32, 64} : new int[] {0, 1, 4, 16, 64};
-    int[] batches = full ? new int[] {1, 2, 4, 8, 16, 32, 64} : new int[] {1, 4, 16, 64};
-    int batchRounds = full ? ioR : Math.min(2, ioR);
-    int[] batchSizes = full ? new int[] {8192, IO_READ_SIZE} : new int[] {IO_READ_SIZE};
-    List<String> batchStrategies = List.of(DIR_PREAD, DIR_MMAP_RANDOM, DIR_NIOFS);
-    long[] delays = full ? new long[] {0, 50, 100, 200, 500} : new long[] {0, 200};
+    Plan p = plan();
+    Path file = dataFile(p.size);
+    if (p.raw || p.cacheSections) {
+      DataFile.ensure(file, p.size);
+    }
+    Results r = startResults(file, p.size);
+    settleRegimes(r, p);
+    try (Progress pb = Progress.start("bench", steps(p), "")) {
+      runSections(r, p, file, pb);
+    }
+    writeReport(r);
+    return 0;
+  }
+
+  /**
+   * What one run does, resolved from the options: sizes, rounds and thread counts (the defaults,
+   * or those of --full), the sections and regimes, and which strategies each part reads with.
+   */
+  private static final class Plan {
+    long size;
+    List<Integer> warmThreads;
+    int warmRounds;
+    int ioRounds;
+    int[] readSizes;
+    int[] distances;
+    int[] batches;
+    int batchRounds;
+    int[] batchSizes;
+    /** Strategies of the cold batched-prefetch cells (the pressure worker's are its own). */
+    List<String> batchStrategies;
+    long[] delays;
+    List<String> regimes;
+    boolean lucene;
+    boolean raw;
+    /** All of raw, not only its warm regime: with --full or --sections. */
+    boolean rawAll;
+    boolean cacheSections;
+    boolean warm;
+    boolean cold;
+    /** False when the machine has no memory cgroup to run it in ({@link #settleRegimes}). */
+    boolean pressure;
+    List<String> pressureStrategies;
+    LuceneBench.Options luceneOptions;
+    CachePressureBench.Options zipf;
+
+    boolean rawCold() {
+      return raw && cold && rawAll;
+    }
+
+    boolean rawPressure() {
+      return raw && pressure && rawAll;
+    }
+
+    boolean cacheWarm() {
+      return cacheSections && warm;
+    }
+
+    boolean cacheCold() {
+      return cacheSections && cold;
+    }
+
+    boolean cachePressure() {
+      return cacheSections && pressure;
+    }
+  }
+
+  /** Resolves and checks the options: an unknown name or a value out of range fails here. */
+  private Plan plan() {
+    Plan p = new Plan();
+    p.size = Format.parseBytes(fileSize != null ? fileSize : full ? "4g" : "1g");
+    p.warmThreads = threads != null ? threads : full ? List.of(1, 2, 4, 8) : List.of(1, 2);
+    p.warmRounds = rounds != null ? rounds : full ? 15 : 5;
+    p.ioRounds = ioRounds != null ? ioRounds : full ? 5 : 2;
+    p.distances = full ? new int[] {0, 1, 2, 4, 8, 16, 32, 64} : new int[] {0, 1, 4, 16, 64};
+    p.batches = full ? new int[] {1, 2, 4, 8, 16, 32, 64} : new int[] {1, 4, 16, 64};
+    p.batchRounds = full ? p.ioRounds : Math.min(2, p.ioRounds);
+    p.batchSizes = full ? new int[] {8192, IO_READ_SIZE} : new int[] {IO_READ_SIZE};
+    p.delays = full ? new long[] {0, 50, 100, 200, 500} : new long[] {0, 200};
     for (String s : strategies) {
       if (!StrategyRegistry.STRATEGIES.contains(s)) {
         throw new picocli.CommandLine.ParameterException(
@@ -224,29 +293,44 @@ public final class BenchCommand implements Callable<Integer> {
       }
     }
     List<String> chosen = sections != null ? sections : List.of("lucene", "raw");
-    boolean raw = chosen.contains("raw");
-    boolean lucene = chosen.contains("lucene");
-    // The default run keeps within 5 minutes on 2 cores: raw reads warm only, unless asked for.
-    boolean rawAll = full || sections != null;
-    // The block-cache sections: part of raw when all of raw runs, or alone with --sections cache.
-    boolean cacheSections = (raw && rawAll) || chosen.contains("cache");
     for (String x : chosen) {
       if (!x.equals("raw") && !x.equals("lucene") && !x.equals("cache")) {
         throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
             "unknown section '" + x + "'; known: lucene, raw, cache");
       }
     }
+    p.raw = chosen.contains("raw");
+    p.lucene = chosen.contains("lucene");
+    // The default run keeps within 5 minutes on 2 cores: raw reads warm only, unless asked for.
+    p.rawAll = full || sections != null;
+    // The block-cache sections: part of raw when all of raw runs, or alone with --sections cache.
+    p.cacheSections = (p.raw && p.rawAll) || chosen.contains("cache");
     if (!List.of("on", "off", "both").contains(cacheAdmission)) {
       throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
           "--cache-admission must be on, off or both (got '" + cacheAdmission + "')");
     }
     cacheBlockSize = (int) Format.parseBytes(cacheBlockSizeOption != null ? cacheBlockSizeOption
         : Integer.toString(dev.pread.cache.BlockCache.DEFAULT_BLOCK_SIZE));
-    Path file = dataFile(size);
-    if (raw || cacheSections) {
-      DataFile.ensure(file, size);
+    p.readSizes = readSizes.stream().mapToInt(x -> (int) Format.parseBytes(x)).toArray();
+    p.regimes = this.regimes != null ? this.regimes
+        : full ? List.of("warm", "cold", "pressure", "changing") : List.of("warm", "cold", "pressure");
+    for (String g : p.regimes) {
+      if (!List.of("warm", "cold", "pressure", "changing").contains(g)) {
+        throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
+            "unknown regime '" + g + "'; known: warm, cold, pressure, changing");
+      }
     }
+    p.warm = p.regimes.contains("warm");
+    p.cold = p.regimes.contains("cold");
+    p.pressure = p.regimes.contains("pressure");
+    p.pressureStrategies =
+        strategies.stream().filter(s -> !s.equals(FILECHANNEL_DIRECT) && !s.equals(FILECHANNEL_HEAP)).toList();
+    p.zipf = zipfOptions(p.ioRounds);
+    return p;
+  }
 
+  /** The run's results with what they were measured on: date, command, machine (printed too). */
+  private static Results startResults(Path file, long size) {
     Results r = new Results();
     r.date = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss"));
     r.command = "./pread bench" + (System.getProperty("pread.args", "").isBlank() ? "" : " " + System.getProperty("pread.args"));
@@ -256,145 +340,159 @@ public final class BenchCommand implements Callable<Integer> {
     System.out.println();
     r.machine.forEach((k, v) -> System.out.printf("  %-14s %s%n", k, v));
     System.out.println();
+    return r;
+  }
 
-    int[] sizes = readSizes.stream().mapToInt(x -> (int) Format.parseBytes(x)).toArray();
-    List<String> regimes = this.regimes != null ? this.regimes
-        : full ? List.of("warm", "cold", "pressure", "changing") : List.of("warm", "cold", "pressure");
-    for (String g : regimes) {
-      if (!List.of("warm", "cold", "pressure", "changing").contains(g)) {
-        throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
-            "unknown regime '" + g + "'; known: warm, cold, pressure, changing");
-      }
-    }
-    boolean warm = regimes.contains("warm");
-    boolean cold = regimes.contains("cold");
-    boolean pressure = regimes.contains("pressure");
-    String pressureWhyNot = pressure ? MemoryCgroup.unavailableReason().orElse(null) : null;
+  /**
+   * Drops the pressure regime where the machine cannot run it, notes in {@code r} what the run
+   * leaves out, and settles the Lucene options and the cold batch strategies.
+   */
+  private void settleRegimes(Results r, Plan p) {
+    String pressureWhyNot = p.pressure ? MemoryCgroup.unavailableReason().orElse(null) : null;
     if (pressureWhyNot != null) {
       String msg = "pressure regime: " + pressureWhyNot;
       System.out.println("Skipping " + msg);
       r.skipped.add(msg);
-      pressure = false;
+      p.pressure = false;
     }
-    List<String> coldStrategies = strategies;
-    List<String> pressureStrategies =
-        strategies.stream().filter(s -> !s.equals(FILECHANNEL_DIRECT) && !s.equals(FILECHANNEL_HEAP)).toList();
-
-    long batchCells = (long) batchRounds * batchSizes.length * batches.length * batchStrategies.size();
-    LuceneBench.Options lo = luceneOptions(warm, cold, pressure);
-    lo.changing = regimes.contains("changing");
-    if (lucene && !lo.changing && this.regimes == null) {
+    p.luceneOptions = luceneOptions(p.warm, p.cold, p.pressure);
+    p.luceneOptions.changing = p.regimes.contains("changing");
+    if (p.lucene && !p.luceneOptions.changing && this.regimes == null) {
       r.skipped.add("lucene changing memory: not in the default run, which it would take past 6 minutes on 2 cores"
           + " (a worker per Directory, two thread counts, each with 10 s of settling); ./pread bench --regimes"
           + " warm,cold,pressure,changing, or --full");
     }
-    if (raw && !rawAll && (cold || pressure)) {
+    if (p.raw && !p.rawAll && (p.cold || p.pressure)) {
       r.skipped.add("raw read strategies cold and under pressure, batched prefetch, prefetch distance and latency,"
           + " and the block-cache sections: not in the default run (5 minutes); ./pread bench --sections raw"
           + " (--sections cache for the block-cache sections alone), or --full");
     }
-    boolean rawCold = raw && cold && rawAll;
-    boolean rawPressure = raw && pressure && rawAll;
-    boolean cacheWarm = cacheSections && warm;
-    boolean cacheCold = cacheSections && cold;
-    boolean cachePressure = cacheSections && pressure;
-    if (cacheCold && !rawCold) {
-      batchStrategies = List.of(DIR_CACHED, DIR_PREAD);
-    } else if (cacheCold) {
-      batchStrategies = List.of(DIR_PREAD, DIR_MMAP_RANDOM, DIR_NIOFS, DIR_CACHED);
+    if (p.cacheCold() && !p.rawCold()) {
+      p.batchStrategies = List.of(DIR_CACHED, DIR_PREAD);
+    } else if (p.cacheCold()) {
+      p.batchStrategies = List.of(DIR_PREAD, DIR_MMAP_RANDOM, DIR_NIOFS, DIR_CACHED);
+    } else {
+      p.batchStrategies = PRESSURE_BATCH_STRATEGIES;
     }
-    long coldBatchCells = (long) batchRounds * batchSizes.length * batches.length * batchStrategies.size();
-    CachePressureBench.Options zipf = zipfOptions(ioR);
-    long steps = (lucene ? LuceneBench.steps(lo) : 0) + (!raw ? 0 : (warm ? (long) warmRounds * sizes.length * warmThreads.size() * strategies.size() + 3 + 5 * 4 : 0)
-        + (rawCold ? (long) ioR * coldStrategies.size() + 4L * delays.length : 0)
-        + (rawPressure ? (long) ioR * pressureStrategies.size() * 2 + distances.length + batchCells : 0))
-        + (rawCold || cacheCold ? coldBatchCells : 0)
-        + (cacheWarm ? WarmReads.steps(CACHED_WARM_STRATEGIES, CACHED_WARM_SIZES, warmThreads, warmRounds) : 0)
-        + (cachePressure ? CachePressureBench.steps(zipf, cacheAdmission.equals("both") ? 4 : 3) : 0);
-    try (Progress pb = Progress.start("bench", steps, "")) {
-      if (lucene) {
-        LuceneBench.run(r, lo, msg -> {
-          pb.setExtraMessage(msg);
+  }
+
+  /** Strategies of the batched-prefetch cells under pressure (and cold, without the cache sections). */
+  private static final List<String> PRESSURE_BATCH_STRATEGIES = List.of(DIR_PREAD, DIR_MMAP_RANDOM, DIR_NIOFS);
+
+  /** The progress bar's steps: one per cell, worker line or section of the plan. */
+  private long steps(Plan p) {
+    long batchCells = (long) p.batchRounds * p.batchSizes.length * p.batches.length * PRESSURE_BATCH_STRATEGIES.size();
+    long coldBatchCells = (long) p.batchRounds * p.batchSizes.length * p.batches.length * p.batchStrategies.size();
+    return (p.lucene ? LuceneBench.steps(p.luceneOptions) : 0) + (!p.raw ? 0 : (p.warm ? (long) p.warmRounds
+        * p.readSizes.length * p.warmThreads.size() * strategies.size() + 3 + 5 * 4 : 0)
+        + (p.rawCold() ? (long) p.ioRounds * strategies.size() + 4L * p.delays.length : 0)
+        + (p.rawPressure() ? (long) p.ioRounds * p.pressureStrategies.size() * 2 + p.distances.length + batchCells : 0))
+        + (p.rawCold() || p.cacheCold() ? coldBatchCells : 0)
+        + (p.cacheWarm() ? WarmReads.steps(CACHED_WARM_STRATEGIES, CACHED_WARM_SIZES, p.warmThreads, p.warmRounds) : 0)
+        + (p.cachePressure() ? CachePressureBench.steps(p.zipf, cacheAdmission.equals("both") ? 4 : 3) : 0);
+  }
+
+  /** Runs every section of the plan, in report order. */
+  private void runSections(Results r, Plan p, Path file, Progress pb) throws Exception {
+    if (p.lucene) {
+      LuceneBench.run(r, p.luceneOptions, progress(pb));
+    }
+    if (p.raw && p.warm) {
+      runWarm(r, file, p.size, p.readSizes, p.warmThreads, p.warmRounds, pb);
+      runReference(r, file, p.size, pb);
+      runWarmBatches(r, file, p.size, pb);
+    }
+    if (p.cacheWarm()) {
+      runCachedWarm(r, file, p.size, p.warmThreads, p.warmRounds, pb);
+    }
+    if (p.rawCold()) {
+      runCold(r, file, p.size, strategies, p.ioRounds, pb);
+      runLatency(r, file, p.size, p.delays, pb);
+    }
+    if (p.rawCold() || p.cacheCold()) {
+      runColdBatches(r, p, pb);
+    }
+    if (p.rawPressure()) {
+      long psize = pressureSetup.fileSizeBytes();
+      Path pfile = psize == p.size ? file : dataFile(psize);
+      pb.setExtraMessage("pressure: data file " + pfile.getFileName());
+      DataFile.ensure(pfile, psize);
+      r.pressureFileSize = psize;
+      runPressure(r, pfile, psize, p.pressureStrategies, p.ioRounds, p.distances, p.batchSizes, pb);
+    }
+    if (p.cachePressure()) {
+      runZipfPressure(r, p.zipf, pb);
+    }
+  }
+
+  /** Warm: the cost of prefetching data the page cache already holds. */
+  private void runWarmBatches(Results r, Path file, long size, Progress pb) throws Exception {
+    pb.setExtraMessage("warm: cost of prefetching cached data");
+    DataFile.warm(file);
+    BatchCells.of("warm", name -> StrategyRegistry.openStrategy(name, file, bufferSize), size,
+            List.of(DIR_PREAD, DIR_MMAP_RANDOM))
+        .readSizes(IO_READ_SIZE).batches(16).prefetchModes(false, true).rounds(5).millis(250).step(pb::step)
+        .run(r);
+  }
+
+  /** Cold, batched: prefetch B distinct blocks, then read them, after dropping the page cache. */
+  private void runColdBatches(Results r, Plan p, Progress pb) throws Exception {
+    // Distinct blocks of the larger data file, so that no read hits a page the run brought in.
+    long bsize = Math.max(p.size, pressureSetup.fileSizeBytes());
+    Path bfile = dataFile(bsize);
+    DataFile.ensure(bfile, bsize);
+    CacheSettings coldCache = new CacheSettings(Format.parseBytes(cacheColdBudget), cacheBlockSize);
+    // 1 s, or less when --io-seconds asks for shorter cells (a small file has few distinct blocks).
+    long coldBatchMillis = (long) Math.min(1000, ioSeconds * 1000);
+    r.regimes.put("cold, batched", String.format(Locale.ROOT, "the page cache is dropped before every cell by"
+        + " %s; the %s file; %.1f s per cell; every read is of a distinct block aligned to its size, so no read"
+        + " is served by a page the cell brought in; each cell opens its strategy afresh (dir-cached: a new,"
+        + " empty cache, %s; O_DIRECT, so it never reads the page cache)", CacheControl.method(),
+        Format.bytes(bsize), coldBatchMillis / 1000.0, coldCache.describe()));
+    List<String> bs = p.batchStrategies;
+    // With dir-cached, reads are distinct at its block size too: no read may hit a block the cell loaded.
+    long unit = bs.contains(DIR_CACHED) ? cacheBlockSize : 0;
+    BatchCells.of("cold", name -> StrategyRegistry.openStrategy(name, bfile, bufferSize, coldCache), bsize, bs)
+        .readSizes(p.batchSizes).batches(p.batches).prefetchModes(true).distinct(unit).rounds(p.batchRounds)
+        .millis(coldBatchMillis).before(() -> CacheControl.evict(bfile))
+        .step(() -> {
+          pb.setExtraMessage("cold batched prefetch");
           pb.step();
-        });
-      }
-      if (raw && warm) {
-        runWarm(r, file, size, sizes, warmThreads, warmRounds, pb);
-        runReference(r, file, size, pb);
-        pb.setExtraMessage("warm: cost of prefetching cached data");
-        DataFile.warm(file);
-        Results.runBatches(r, "warm", name -> StrategyRegistry.openStrategy(name, file, bufferSize), size,
-            List.of(DIR_PREAD, DIR_MMAP_RANDOM),
-            new int[] {IO_READ_SIZE}, new int[] {16}, new boolean[] {false, true}, false, 5, 250, () -> {}, pb::step);
-      }
-      if (cacheWarm) {
-        runCachedWarm(r, file, size, warmThreads, warmRounds, pb);
-      }
-      if (rawCold) {
-        runCold(r, file, size, coldStrategies, ioR, pb);
-        runLatency(r, file, size, delays, pb);
-      }
-      if (rawCold || cacheCold) {
-        // Distinct blocks of the larger data file, so that no read hits a page the run brought in.
-        long bsize = Math.max(size, pressureSetup.fileSizeBytes());
-        Path bfile = dataFile(bsize);
-        DataFile.ensure(bfile, bsize);
-        CacheSettings coldCache = new CacheSettings(Format.parseBytes(cacheColdBudget), cacheBlockSize);
-        // 1 s, or less when --io-seconds asks for shorter cells (a small file has few distinct blocks).
-        long coldBatchMillis = (long) Math.min(1000, ioSeconds * 1000);
-        r.regimes.put("cold, batched", String.format(Locale.ROOT, "the page cache is dropped before every cell by"
-            + " %s; the %s file; %.1f s per cell; every read is of a distinct block aligned to its size, so no read"
-            + " is served by a page the cell brought in; each cell opens its strategy afresh (dir-cached: a new,"
-            + " empty cache, %s; O_DIRECT, so it never reads the page cache)", CacheControl.method(),
-            Format.bytes(bsize), coldBatchMillis / 1000.0, coldCache.describe()));
-        List<String> bs = batchStrategies;
-        // With dir-cached, reads are distinct at its block size too: no read may hit a block the cell loaded.
-        long unit = bs.contains(DIR_CACHED) ? cacheBlockSize : 0;
-        Results.runBatches(r, "cold", name -> StrategyRegistry.openStrategy(name, bfile, bufferSize, coldCache), bsize, bs,
-            batchSizes, batches, new boolean[] {true}, true, unit, batchRounds, coldBatchMillis,
-            () -> CacheControl.evict(bfile), () -> {
-              pb.setExtraMessage("cold batched prefetch");
-              pb.step();
-            });
-      }
-      if (rawPressure) {
-        long psize = pressureSetup.fileSizeBytes();
-        Path pfile = psize == size ? file : dataFile(psize);
-        pb.setExtraMessage("pressure: data file " + pfile.getFileName());
-        DataFile.ensure(pfile, psize);
-        r.pressureFileSize = psize;
-        runPressure(r, pfile, psize, pressureStrategies, ioR, distances, batchSizes, pb);
-      }
-      if (cachePressure) {
-        long psize = pressureSetup.fileSizeBytes();
-        Path pfile = dataFile(psize);
-        pb.setExtraMessage("pressure, Zipf: data file " + pfile.getFileName());
-        DataFile.ensure(pfile, psize);
-        r.pressureFileSize = psize;
-        zipf.file = pfile;
-        zipf.fileSize = psize;
-        r.baselines.put(zipf.regime, DIR_PREAD);
-        CacheSettings half = CacheSettings.halfOf(zipf.limit, cacheBlockSize).withAdmission(!cacheAdmission.equals("off"));
-        List<CachePressureBench.Candidate> candidates = new ArrayList<>();
-        candidates.add(new CachePressureBench.Candidate(DIR_CACHED, DIR_CACHED, half));
-        if (cacheAdmission.equals("both")) {
-          candidates.add(new CachePressureBench.Candidate(DIR_CACHED + "-clock", DIR_CACHED, half.withAdmission(false)));
-        }
-        candidates.add(new CachePressureBench.Candidate(DIR_PREAD, DIR_PREAD, null));
-        candidates.add(new CachePressureBench.Candidate(DIR_MMAP_RANDOM, DIR_MMAP_RANDOM, null));
-        CachePressureBench.run(r, zipf, candidates, progress(pb));
-      }
+        })
+        .run(r);
+  }
+
+  /** Pressure, Zipf: dir-cached against dir-pread and dir-mmap-random, one worker JVM per strategy and round. */
+  private void runZipfPressure(Results r, CachePressureBench.Options zipf, Progress pb) throws Exception {
+    long psize = pressureSetup.fileSizeBytes();
+    Path pfile = dataFile(psize);
+    pb.setExtraMessage("pressure, Zipf: data file " + pfile.getFileName());
+    DataFile.ensure(pfile, psize);
+    r.pressureFileSize = psize;
+    zipf.file = pfile;
+    zipf.fileSize = psize;
+    r.baselines.put(zipf.regime, DIR_PREAD);
+    CacheSettings half = CacheSettings.halfOf(zipf.limit, cacheBlockSize).withAdmission(!cacheAdmission.equals("off"));
+    List<CachePressureBench.Candidate> candidates = new ArrayList<>();
+    candidates.add(new CachePressureBench.Candidate(DIR_CACHED, DIR_CACHED, half));
+    if (cacheAdmission.equals("both")) {
+      candidates.add(new CachePressureBench.Candidate(DIR_CACHED + "-clock", DIR_CACHED, half.withAdmission(false)));
     }
+    candidates.add(new CachePressureBench.Candidate(DIR_PREAD, DIR_PREAD, null));
+    candidates.add(new CachePressureBench.Candidate(DIR_MMAP_RANDOM, DIR_MMAP_RANDOM, null));
+    CachePressureBench.run(r, zipf, candidates, progress(pb));
+  }
+
+  /** Writes results.json, report.md and the charts; prints the tables, then the legend and headline last, where the run ends. */
+  private void writeReport(Results r) throws IOException {
     Path folder = out.resolve(LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
     Path report = Report.write(r, folder);
     System.out.println();
-    // The tables, then the legend and the headline last, where the run ends.
     String headline = Report.headline(r);
     System.out.print(Report.markdown(r).replace(headline, "").replaceFirst("(?s)^.*?(?=### )", ""));
     System.out.print(headline);
     System.out.println("Report: " + report.toAbsolutePath());
     System.out.println("Raw results and charts: " + folder.toAbsolutePath());
-    return 0;
   }
 
   /** The all-cached comparison: dir-cached against mmap (and PreadDirectory), random readLong and 16 KiB. */
@@ -586,7 +684,7 @@ public final class BenchCommand implements Callable<Integer> {
     spec.threads = full ? new int[] {1, 2} : new int[] {1};
     spec.distances = distances;
     spec.distanceSeconds = ioSeconds;
-    spec.batchStrategies = List.of(DIR_PREAD, DIR_MMAP_RANDOM, DIR_NIOFS).toArray(String[]::new);
+    spec.batchStrategies = PRESSURE_BATCH_STRATEGIES.toArray(String[]::new);
     spec.batchReadSizes = batchSizes;
     spec.batches = full ? new int[] {1, 2, 4, 8, 16, 32, 64} : new int[] {1, 4, 16, 64};
     spec.batchRounds = full ? ioR : 2;
@@ -631,24 +729,5 @@ public final class BenchCommand implements Callable<Integer> {
       min = b.minLimitHits < 0 ? min : Math.min(min, b.minLimitHits);
     }
     return min == Long.MAX_VALUE ? "unknown" : Long.toString(min);
-  }
-
-  public static double median(double[] v) {
-    double[] c = v.clone();
-    Arrays.sort(c);
-    int n = c.length;
-    return n % 2 == 1 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2;
-  }
-
-  /**
-   * Median over rounds of a[round] / b[round]: cells of one round ran back to back under the same
-   * machine conditions, so their ratio is steadier than a ratio of medians.
-   */
-  public static double pairedRatio(double[] a, double[] b) {
-    double[] r = new double[a.length];
-    for (int i = 0; i < a.length; i++) {
-      r[i] = a[i] / b[i];
-    }
-    return median(r);
   }
 }

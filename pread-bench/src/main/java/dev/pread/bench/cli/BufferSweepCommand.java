@@ -2,6 +2,7 @@ package dev.pread.bench.cli;
 
 import dev.pread.bench.raw.DataFile;
 import dev.pread.bench.report.Format;
+import dev.pread.bench.report.Stats;
 import dev.pread.store.PreadDirectory;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -84,12 +85,12 @@ final class BufferSweepCommand implements Callable<Integer> {
         Format.bytes(size), rounds, record);
     int nio = candidates.size() - 2;
     for (int c = 0; c < candidates.size(); c++) {
-      double r = BenchCommand.median(random[c]);
-      double s = BenchCommand.median(sequential[c]);
+      double r = Stats.median(random[c]);
+      double s = Stats.median(sequential[c]);
       System.out.printf(
           Locale.ROOT, "| %s | %s | %s | %.0f | %s |%n", candidates.get(c).label(), Format.rate(r),
-          Format.ratio(r / BenchCommand.median(random[nio])), s,
-          Format.ratio(s / BenchCommand.median(sequential[nio])));
+          Format.ratio(r / Stats.median(random[nio])), s,
+          Format.ratio(s / Stats.median(sequential[nio])));
     }
     for (Candidate c : candidates) {
       c.dir().close();

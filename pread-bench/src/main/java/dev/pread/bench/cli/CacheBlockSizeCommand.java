@@ -11,6 +11,7 @@ import dev.pread.bench.jmh.BenchFiles;
 import dev.pread.bench.pressure.CacheControl;
 import dev.pread.bench.pressure.MemoryCgroup;
 import dev.pread.bench.pressure.PressureOptions;
+import dev.pread.bench.raw.BatchCells;
 import dev.pread.bench.raw.DataFile;
 import dev.pread.bench.raw.StrategyRegistry;
 import dev.pread.bench.raw.WarmReads;
@@ -18,6 +19,7 @@ import dev.pread.bench.report.Format;
 import dev.pread.bench.report.MachineInfo;
 import dev.pread.bench.report.Report;
 import dev.pread.bench.report.Results;
+import dev.pread.bench.report.Stats;
 import dev.pread.cache.BlockCache;
 import dev.pread.store.PreadDirectory;
 import java.nio.file.Path;
@@ -186,10 +188,11 @@ final class CacheBlockSizeCommand implements Callable<Integer> {
             + " (the largest block size), so at no block size is a read served by a block the cell loaded before;"
             + " a fresh cache of %s per cell", CacheControl.method(), Format.bytes(ioSize), coldMillis / 1000.0,
             Format.bytes(Math.max(unit, READ)), Format.size(budget)));
-        Results.runBatches(r, COLD, l -> StrategyRegistry.openStrategy(DIR_CACHED, ioFile, PreadDirectory.DEFAULT_BUFFER_SIZE,
-            new CacheSettings(budget, labels.get(l))), ioSize, new ArrayList<>(labels.keySet()), new int[] {READ},
-            BATCHES, new boolean[] {true}, true, unit, ioRounds, coldMillis, () -> CacheControl.evict(ioFile),
-            () -> step.accept("cold batched prefetch"));
+        BatchCells.of(COLD, l -> StrategyRegistry.openStrategy(DIR_CACHED, ioFile, PreadDirectory.DEFAULT_BUFFER_SIZE,
+                new CacheSettings(budget, labels.get(l))), ioSize, new ArrayList<>(labels.keySet()))
+            .readSizes(READ).batches(BATCHES).prefetchModes(true).distinct(unit).rounds(ioRounds).millis(coldMillis)
+            .before(() -> CacheControl.evict(ioFile)).step(() -> step.accept("cold batched prefetch"))
+            .run(r);
       }
     }
     r.preface = summary(r, sizes);
@@ -228,16 +231,16 @@ final class CacheBlockSizeCommand implements Callable<Integer> {
       Results.Batch b16 = r.batch(COLD, l, READ, 16, true);
       Results.Batch b1 = r.batch(COLD, l, READ, 1, true);
       Results.Batch d16 = r.batch(COLD, label(dflt), READ, 16, true);
-      sb.append(b16 == null ? "" : Format.rate(BenchCommand.median(b16.rounds))).append(" | ")
-          .append(b16 == null || d16 == null ? "" : Format.ratio(BenchCommand.pairedRatio(b16.rounds, d16.rounds)))
+      sb.append(b16 == null ? "" : Format.rate(Stats.median(b16.rounds))).append(" | ")
+          .append(b16 == null || d16 == null ? "" : Format.ratio(Stats.pairedRatio(b16.rounds, d16.rounds)))
           .append(" | ")
-          .append(b16 == null || b1 == null ? "" : Format.ratio(BenchCommand.pairedRatio(b16.rounds, b1.rounds)))
+          .append(b16 == null || b1 == null ? "" : Format.ratio(Stats.pairedRatio(b16.rounds, b1.rounds)))
           .append(" |\n");
     }
     return sb.toString();
   }
 
   private static String ratio(Results.Cell a, Results.Cell b) {
-    return a == null || b == null ? "" : Format.ratio(BenchCommand.pairedRatio(a.rounds, b.rounds));
+    return a == null || b == null ? "" : Format.ratio(Stats.pairedRatio(a.rounds, b.rounds));
   }
 }

@@ -1,5 +1,6 @@
 package dev.pread.bench.raw;
 
+import dev.pread.bench.report.Stats;
 import dev.pread.nativeio.Advice;
 import dev.pread.nativeio.NativeFile;
 import java.lang.foreign.Arena;
@@ -64,22 +65,9 @@ public final class PrefetchDistanceRun {
         reads++;
         if ((reads & 63) == 0 && System.nanoTime() > deadline) {
           double elapsed = (System.nanoTime() - start) / 1e9;
-          return new Result(distance, reads / elapsed, reads, buckets, percentile(buckets, reads, 0.5), percentile(buckets, reads, 0.99));
+          return new Result(distance, reads / elapsed, reads, buckets, Stats.bucketPercentile(buckets, reads, 0.5), Stats.bucketPercentile(buckets, reads, 0.99));
         }
       }
     }
-  }
-
-  /** Upper bound (microseconds) of the bucket holding the q-quantile. */
-  static long percentile(long[] buckets, long total, double q) {
-    long target = (long) Math.ceil(total * q);
-    long seen = 0;
-    for (int i = 0; i < buckets.length; i++) {
-      seen += buckets[i];
-      if (seen >= target) {
-        return 1L << (i + 1);
-      }
-    }
-    return -1;
   }
 }

@@ -10,6 +10,11 @@ import java.util.Optional;
  * through a {@link Reader} of its own (a clone, or a per-thread native buffer).
  */
 public interface Strategy extends Closeable {
+  /** Opens a strategy by the name a cell carries. */
+  interface Opener {
+    Strategy open(String name) throws IOException;
+  }
+
   String name();
 
   /** A reader for one thread, reading {@code readSize} bytes at a time. */

@@ -29,7 +29,7 @@ public final class WarmReads {
   }
 
   public static void run(Results r, String regime, Path file, long size, List<String> labels, int[] sizes,
-      List<Integer> threads, int rounds, double seconds, Results.Opener opener, Consumer<String> step)
+      List<Integer> threads, int rounds, double seconds, Strategy.Opener opener, Consumer<String> step)
       throws Exception {
     addCells(r, regime, labels, sizes, threads, rounds);
     List<Strategy> opened = new ArrayList<>();
@@ -59,7 +59,7 @@ public final class WarmReads {
   }
 
   public static void runOneAtATime(Results r, String regime, Path file, long size, List<String> labels, int[] sizes,
-      List<Integer> threads, int rounds, double seconds, Results.Opener opener, Consumer<String> step)
+      List<Integer> threads, int rounds, double seconds, Strategy.Opener opener, Consumer<String> step)
       throws Exception {
     addCells(r, regime, labels, sizes, threads, rounds);
     for (int round = 0; round < rounds; round++) {

@@ -7,7 +7,6 @@ import static dev.pread.bench.raw.StrategyRegistry.DIR_MMAP_RANDOM;
 import static dev.pread.bench.raw.StrategyRegistry.DIR_NIOFS;
 import static dev.pread.bench.raw.StrategyRegistry.DIR_PREAD;
 
-import dev.pread.bench.cli.BenchCommand;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -65,11 +64,11 @@ public final class Headline {
           }
           Results.QueryCell best = alts.get(0);
           for (Results.QueryCell c : alts) {
-            if (BenchCommand.median(c.qps) > BenchCommand.median(best.qps)) {
+            if (Stats.median(c.qps) > Stats.median(best.qps)) {
               best = c;
             }
           }
-          double bestQps = BenchCommand.median(best.qps);
+          double bestQps = Stats.median(best.qps);
           if (mine.failure != null) {
             out.add(new Cell(dir, regime, t, 0, 0, best.directory, bestQps, mine.failure));
             continue;
@@ -83,7 +82,7 @@ public final class Headline {
             }
             perRound[round] = top > 0 ? mine.qps[round] / top : Double.NaN;
           }
-          out.add(new Cell(dir, regime, t, BenchCommand.median(perRound), BenchCommand.median(mine.qps),
+          out.add(new Cell(dir, regime, t, Stats.median(perRound), Stats.median(mine.qps),
               best.directory, bestQps, null));
         }
       }

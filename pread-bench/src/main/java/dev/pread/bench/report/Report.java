@@ -6,7 +6,6 @@ import static dev.pread.bench.raw.StrategyRegistry.DIR_NIOFS;
 import static dev.pread.bench.raw.StrategyRegistry.DIR_PREAD;
 
 import com.google.gson.GsonBuilder;
-import dev.pread.bench.cli.BenchCommand;
 import dev.pread.bench.raw.PrefetchDistanceRun;
 import dev.pread.bench.raw.PrefetchLatencyRun;
 import java.io.IOException;
@@ -165,11 +164,11 @@ public final class Report {
         Results.QueryCell mr = ok(r.queryCell(regime, DIR_MMAP_RANDOM, c.threads));
         Results.QueryCell pr = ok(r.queryCell(regime, DIR_PREAD, c.threads));
         sb.append(String.format(Locale.ROOT, "| %s | %d | %.1f | %s | %s | %s | %.2f | %.2f | %d | %s |%n", c.directory,
-            c.threads, BenchCommand.median(c.qps),
-            mm == null ? "" : Format.ratio(BenchCommand.pairedRatio(c.qps, mm.qps)),
-            mr == null ? "" : Format.ratio(BenchCommand.pairedRatio(c.qps, mr.qps)),
-            pr == null ? "" : Format.ratio(BenchCommand.pairedRatio(c.qps, pr.qps)),
-            BenchCommand.median(c.p50Micros) / 1000, BenchCommand.median(c.p99Micros) / 1000, c.majorFaults,
+            c.threads, Stats.median(c.qps),
+            mm == null ? "" : Format.ratio(Stats.pairedRatio(c.qps, mm.qps)),
+            mr == null ? "" : Format.ratio(Stats.pairedRatio(c.qps, mr.qps)),
+            pr == null ? "" : Format.ratio(Stats.pairedRatio(c.qps, pr.qps)),
+            Stats.median(c.p50Micros) / 1000, Stats.median(c.p99Micros) / 1000, c.majorFaults,
             c.storageReadBytes < 0 ? "?" : String.format(Locale.ROOT, "%.0f", c.storageReadBytes / 1e6)));
       }
       sb.append('\n');
@@ -274,8 +273,8 @@ public final class Report {
       for (String s : strategies) {
         Results.Batch off = r.batch(regime, s, rs, b, false);
         Results.Batch on = r.batch(regime, s, rs, b, true);
-        sb.append(String.format(Locale.ROOT, "| %s | %s | %s | %s |%n", s, Format.rate(BenchCommand.median(off.rounds)),
-            Format.rate(BenchCommand.median(on.rounds)), Format.ratio(BenchCommand.pairedRatio(on.rounds, off.rounds))));
+        sb.append(String.format(Locale.ROOT, "| %s | %s | %s | %s |%n", s, Format.rate(Stats.median(off.rounds)),
+            Format.rate(Stats.median(on.rounds)), Format.ratio(Stats.pairedRatio(on.rounds, off.rounds))));
       }
       return sb.append('\n').toString();
     }
@@ -294,11 +293,11 @@ public final class Report {
       for (String s : strategies) {
         Results.Batch x = r.batch(regime, s, rs, b, true);
         Results.Batch one = r.batch(regime, s, rs, batches.get(0), true);
-        sb.append(' ').append(Format.rate(BenchCommand.median(x.rounds))).append(" | ")
-            .append(Format.ratio(BenchCommand.median(x.rounds) / BenchCommand.median(one.rounds))).append(" |");
+        sb.append(' ').append(Format.rate(Stats.median(x.rounds))).append(" | ")
+            .append(Format.ratio(Stats.ratioOfMedians(x.rounds, one.rounds))).append(" |");
       }
       if (both) {
-        sb.append(' ').append(Format.ratio(BenchCommand.pairedRatio(r.batch(regime, DIR_PREAD, rs, b, true).rounds,
+        sb.append(' ').append(Format.ratio(Stats.pairedRatio(r.batch(regime, DIR_PREAD, rs, b, true).rounds,
             r.batch(regime, DIR_MMAP_RANDOM, rs, b, true).rounds))).append(" |");
       }
       sb.append('\n');
@@ -338,12 +337,12 @@ public final class Report {
             Results.Cell c = r.cell(regime, s, rs, t);
             Results.Cell b = r.cell(regime, base, rs, t);
             sb.append(' ').append(Format.rate(c.median())).append(" | ")
-                .append(b == null ? "-" : Format.ratio(BenchCommand.pairedRatio(c.rounds, b.rounds))).append(" |");
+                .append(b == null ? "-" : Format.ratio(Stats.pairedRatio(c.rounds, b.rounds))).append(" |");
           }
           if (threads.size() > 1) {
             Results.Cell lo = r.cell(regime, s, rs, threads.get(0));
             Results.Cell hi = r.cell(regime, s, rs, threads.get(threads.size() - 1));
-            sb.append(' ').append(Format.ratio(BenchCommand.pairedRatio(hi.rounds, lo.rounds))).append(" |");
+            sb.append(' ').append(Format.ratio(Stats.pairedRatio(hi.rounds, lo.rounds))).append(" |");
           }
           if (io) {
             Results.Cell c = r.cell(regime, s, rs, threads.get(0));
@@ -488,7 +487,7 @@ public final class Report {
           for (String g : regimes) {
             Results.QueryCell c = r.queryCell(g, d, t);
             xs.add(g);
-            ys.add(c == null || c.failure != null ? 1.0 : Math.max(1, BenchCommand.median(c.qps)));
+            ys.add(c == null || c.failure != null ? 1.0 : Math.max(1, Stats.median(c.qps)));
           }
           chart.addSeries(d + ", " + t + " thread" + (t == 1 ? "" : "s"), xs, ys);
         }

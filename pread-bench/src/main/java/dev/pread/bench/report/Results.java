@@ -1,12 +1,9 @@
 package dev.pread.bench.report;
 
 import dev.pread.bench.cache.CacheUse;
-import dev.pread.bench.cli.BenchCommand;
 import dev.pread.bench.pressure.MemoryCheck;
-import dev.pread.bench.raw.BatchPrefetchRun;
 import dev.pread.bench.raw.PrefetchDistanceRun;
 import dev.pread.bench.raw.PrefetchLatencyRun;
-import dev.pread.bench.raw.Strategy;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -42,7 +39,7 @@ public final class Results {
     }
 
     public double median() {
-      return BenchCommand.median(rounds);
+      return Stats.median(rounds);
     }
   }
 
@@ -227,58 +224,6 @@ public final class Results {
         }
       }
     }
-  }
-
-  /**
-   * Runs batched-prefetch cells in rotated rounds: for each round, read size, batch size and
-   * strategy, {@code before} runs (e.g. an eviction), then a fresh strategy (from {@code opener}, by
-   * name: a dir-cached one with a fresh cache) reads for {@code millis}.
-   * {@code distinct}: see {@link BatchPrefetchRun}.
-   */
-  public static void runBatches(Results r, String regime, Opener opener, long fileSize,
-      List<String> strategies, int[] readSizes, int[] batches, boolean[] prefetchModes, boolean distinct, int rounds,
-      long millis, IoStep before, Runnable step) throws Exception {
-    runBatches(r, regime, opener, fileSize, strategies, readSizes, batches, prefetchModes, distinct, 0, rounds, millis,
-        before, step);
-  }
-
-  /** As above; {@code distinctUnit}: see {@link BatchPrefetchRun#run}. */
-  public static void runBatches(Results r, String regime, Opener opener, long fileSize,
-      List<String> strategies, int[] readSizes, int[] batches, boolean[] prefetchModes, boolean distinct,
-      long distinctUnit, int rounds, long millis, IoStep before, Runnable step) throws Exception {
-    r.addBatches(regime, strategies, readSizes, batches, prefetchModes, rounds);
-    for (int round = 0; round < rounds; round++) {
-      for (int rs : readSizes) {
-        for (int j = 0; j < batches.length; j++) {
-          // Rotate batch sizes too, so that no size always runs late in a round.
-          int b = batches[(j + round) % batches.length];
-          for (boolean p : prefetchModes) {
-            for (int k = 0; k < strategies.size(); k++) {
-              String s = strategies.get((k + round) % strategies.size());
-              before.run();
-              try (Strategy strategy = opener.open(s)) {
-                Batch cell = r.batch(regime, s, rs, b, p);
-                CacheUse.Probe probe = CacheUse.probe(strategy.cache().orElse(null));
-                cell.rounds[round] =
-                    BatchPrefetchRun.run(strategy, rs, fileSize, b, p, distinct, distinctUnit, millis, 17L * round + b + rs);
-                cell.cache = CacheUse.add(cell.cache, probe.done());
-              }
-              step.run();
-            }
-          }
-        }
-      }
-    }
-  }
-
-  /** Opens a strategy by the name a cell carries. */
-  public interface Opener {
-    Strategy open(String name) throws java.io.IOException;
-  }
-
-  /** An action that may fail with an I/O error. */
-  public interface IoStep {
-    void run() throws java.io.IOException;
   }
 
   public Cell cell(String regime, String strategy, int readSize, int threads) {

@@ -131,7 +131,7 @@ public final class Timeline {
     double to = Math.min(lengthSeconds, (i + 1) * intervalSeconds);
     int lo = lowerBound(from);
     int hi = i == intervals() - 1 ? seconds.length : lowerBound(to);
-    return percentile(Arrays.copyOfRange(micros, lo, hi), 0.99);
+    return Stats.percentile(Arrays.copyOfRange(micros, lo, hi), 0.99);
   }
 
   /** Queries per second completed in the window [{@code from}, {@code to}) seconds of the run. */
@@ -147,7 +147,7 @@ public final class Timeline {
    * [{@code from}, {@code to}) seconds, in microseconds, or -1 when none completed there.
    */
   public long percentileMicros(double from, double to, double p) {
-    return percentile(Arrays.copyOfRange(micros, lowerBound(from), lowerBound(to)), p);
+    return Stats.percentile(Arrays.copyOfRange(micros, lowerBound(from), lowerBound(to)), p);
   }
 
   /**
@@ -213,15 +213,5 @@ public final class Timeline {
       }
     }
     return lo;
-  }
-
-  /** The nearest-rank percentile {@code p} (0 to 1] of {@code values} (reordered), or -1 when empty. */
-  static long percentile(long[] values, double p) {
-    if (values.length == 0) {
-      return -1;
-    }
-    Arrays.sort(values);
-    int rank = (int) Math.ceil(p * values.length);
-    return values[Math.max(0, Math.min(values.length, rank) - 1)];
   }
 }

@@ -6,6 +6,7 @@ import static org.junit.Assert.assertTrue;
 
 import dev.pread.bench.cache.CacheSettings;
 import dev.pread.bench.cache.CacheUse;
+import dev.pread.bench.report.Stats;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
@@ -26,9 +27,9 @@ public class RawLogicTest {
     buckets[3] = 50; // [8, 16) us
     buckets[6] = 49; // [64, 128)
     buckets[10] = 1; // [1024, 2048)
-    assertEquals(16, PrefetchDistanceRun.percentile(buckets, 100, 0.5));
-    assertEquals(128, PrefetchDistanceRun.percentile(buckets, 100, 0.99));
-    assertEquals(2048, PrefetchDistanceRun.percentile(buckets, 100, 1.0));
+    assertEquals(16, Stats.bucketPercentile(buckets, 100, 0.5));
+    assertEquals(128, Stats.bucketPercentile(buckets, 100, 0.99));
+    assertEquals(2048, Stats.bucketPercentile(buckets, 100, 1.0));
   }
 
   @Test

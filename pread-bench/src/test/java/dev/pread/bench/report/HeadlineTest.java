@@ -5,7 +5,6 @@ import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
 
-import dev.pread.bench.cli.BenchCommand;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -129,10 +128,10 @@ public class HeadlineTest {
         }
         for (Results.QueryCell x : cells) {
           if (x.regime.equals(c.regime()) && x.threads == c.threads() && Headline.ALTERNATIVES.contains(x.directory)) {
-            bestMedian = Math.max(bestMedian, BenchCommand.median(x.qps));
+            bestMedian = Math.max(bestMedian, Stats.median(x.qps));
           }
         }
-        assertEquals(where + " " + c, BenchCommand.median(ratios), c.ratio(), 1e-12);
+        assertEquals(where + " " + c, Stats.median(ratios), c.ratio(), 1e-12);
         assertEquals(where + " " + c, bestMedian, c.bestQps(), 0);
         if (c.directory().equals("dir-adaptive")) {
           assertTrue(where + ": the worst cell is no better than " + c, worst.ratio() <= c.ratio());

@@ -7,7 +7,6 @@ import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
 import dev.pread.bench.cache.CacheUse;
-import dev.pread.bench.cli.BenchCommand;
 import dev.pread.bench.pressure.MemoryCheck;
 import dev.pread.bench.raw.PrefetchDistanceRun;
 import java.nio.file.Files;
@@ -32,12 +31,12 @@ public class ReportLogicTest {
 
   @Test
   public void medianAndPairedRatio() {
-    assertEquals(2.0, BenchCommand.median(new double[] {3, 1, 2}), 0);
-    assertEquals(2.5, BenchCommand.median(new double[] {4, 1, 2, 3}), 0);
+    assertEquals(2.0, Stats.median(new double[] {3, 1, 2}), 0);
+    assertEquals(2.5, Stats.median(new double[] {4, 1, 2, 3}), 0);
     // Round 2 is slow for both: a ratio of medians would say 1.5, paired ratios say 2.
     double[] a = {200, 20, 200};
     double[] b = {100, 10, 150};
-    assertEquals(2.0, BenchCommand.pairedRatio(a, b), 1e-9);
+    assertEquals(2.0, Stats.pairedRatio(a, b), 1e-9);
   }
 
   @Test
