@@ -7,7 +7,9 @@ import java.util.Arrays;
  * (anonymous and kernel memory: {@code usage - file}) and the page cache, every few milliseconds.
  * Gives the highest non-file charge seen (the growth a run needs beyond what it held before) and
  * the mean page cache over a window of time. Start it with {@link #start}, read it after {@link
- * #close}, which stops the thread and waits for it.
+ * #close}, which stops the thread and waits for it. A cgroup file holding something other than a
+ * number fails {@link #start} or, met later, {@link #close} with an {@link IllegalStateException}
+ * naming the file.
  */
 public final class GroupSampler implements AutoCloseable {
   private final long periodMillis;
@@ -18,10 +20,14 @@ public final class GroupSampler implements AutoCloseable {
   private int size;
   private long maxNonFile = -1;
   private final java.util.function.LongSupplier excluded;
+  private final CgroupFiles files;
+  /** Why the sampling thread stopped early, or null. */
+  private volatile RuntimeException failure;
 
-  private GroupSampler(long periodMillis, java.util.function.LongSupplier excluded) {
+  private GroupSampler(long periodMillis, java.util.function.LongSupplier excluded, CgroupFiles files) {
     this.periodMillis = periodMillis;
     this.excluded = excluded;
+    this.files = files;
     this.thread = new Thread(this::loop, "cgroup-sampler");
     thread.setDaemon(true);
   }
@@ -36,7 +42,11 @@ public final class GroupSampler implements AutoCloseable {
    * memory to leave out of the non-file charge, such as a block cache's allocated blocks.
    */
   public static GroupSampler start(long periodMillis, java.util.function.LongSupplier excluded) {
-    GroupSampler s = new GroupSampler(periodMillis, excluded);
+    return start(periodMillis, excluded, CgroupFiles.SYSTEM);
+  }
+
+  static GroupSampler start(long periodMillis, java.util.function.LongSupplier excluded, CgroupFiles files) {
+    GroupSampler s = new GroupSampler(periodMillis, excluded, files);
     s.sample();
     s.thread.start();
     return s;
@@ -56,13 +66,18 @@ public final class GroupSampler implements AutoCloseable {
       } catch (InterruptedException e) {
         return;
       }
-      sample();
+      try {
+        sample();
+      } catch (RuntimeException e) {
+        failure = e;
+        return;
+      }
     }
   }
 
   private void sample() {
-    long usage = MemoryCgroup.ownUsageBytes();
-    long file = MemoryCgroup.ownPageCacheBytes();
+    long usage = files.ownUsageBytes();
+    long file = files.ownPageCacheBytes();
     if (usage < 0 || file < 0) {
       return;
     }
@@ -102,5 +117,8 @@ public final class GroupSampler implements AutoCloseable {
     stop = true;
     thread.interrupt();
     thread.join();
+    if (failure != null) {
+      throw new IllegalStateException("sampling the memory cgroup failed: " + failure.getMessage(), failure);
+    }
   }
 }

@@ -9,18 +9,21 @@ import java.util.Optional;
 
 /**
  * A memory cgroup for the pressure regime: page cache is charged to the group, so a limit below
- * the data size causes real reclaim. Uses cgroup v2 where the memory controller is there, else v1.
+ * the data size causes real reclaim. Figures it cannot read are -1; a cgroup file holding
+ * something other than a number is an {@link IllegalStateException} naming the file. Uses cgroup v2 where the memory controller is there, else v1.
  * Needs root. A child process is put in the group before it runs anything (see {@link
  * #wrap(List)}), so every page it touches is charged.
  */
 public final class MemoryCgroup implements AutoCloseable {
-  private static final Path ROOT = Path.of("/sys/fs/cgroup");
+  private static final CgroupFiles FILES = CgroupFiles.SYSTEM;
+  private static final Path ROOT = FILES.root;
 
   private final Path dir;
   private final boolean v2;
   private final long limit;
 
-  private MemoryCgroup(Path dir, boolean v2, long limit) {
+  /** The existing group folder {@code dir}; {@link #create} makes one. */
+  MemoryCgroup(Path dir, boolean v2, long limit) {
     this.dir = dir;
     this.v2 = v2;
     this.limit = limit;
@@ -47,7 +50,7 @@ public final class MemoryCgroup implements AutoCloseable {
   private static Optional<Path> base() throws IOException {
     String controllers = readOr(ROOT.resolve("cgroup.controllers"), "");
     if (controllers.contains("memory")) {
-      String own = ownPath("0", "");
+      String own = FILES.ownPath("0", "");
       Path p = ROOT.resolve(own.substring(1));
       // A v2 group with processes cannot have children with controllers; use the root then.
       Path parent = Files.isWritable(p) && !own.equals("/") ? p.getParent() : ROOT;
@@ -55,7 +58,7 @@ public final class MemoryCgroup implements AutoCloseable {
     }
     Path v1 = ROOT.resolve("memory");
     if (Files.isDirectory(v1)) {
-      String own = ownPath(null, "memory");
+      String own = FILES.ownPath(null, "memory");
       Path p = own == null ? v1 : v1.resolve(own.substring(1));
       if (Files.isWritable(p)) {
         return Optional.of(p);
@@ -63,23 +66,6 @@ public final class MemoryCgroup implements AutoCloseable {
       return Files.isWritable(v1) ? Optional.of(v1) : Optional.empty();
     }
     return Optional.empty();
-  }
-
-  private static boolean isV2() throws IOException {
-    return readOr(ROOT.resolve("cgroup.controllers"), "").contains("memory");
-  }
-
-  /** This process's cgroup path for hierarchy id {@code id} (v2: "0") or controller name. */
-  private static String ownPath(String id, String controller) throws IOException {
-    for (String line : Files.readAllLines(Path.of("/proc/self/cgroup"))) {
-      String[] parts = line.split(":", 3);
-      if (parts.length == 3
-          && ((id != null && parts[0].equals(id))
-              || (controller != null && List.of(parts[1].split(",")).contains(controller)))) {
-        return parts[2];
-      }
-    }
-    return id != null ? "/" : null;
   }
 
   private static String readOr(Path p, String dflt) {
@@ -94,7 +80,7 @@ public final class MemoryCgroup implements AutoCloseable {
   public static MemoryCgroup create(String name, long limitBytes) throws IOException {
     Path parent =
         base().orElseThrow(() -> new IOException("memory cgroup unavailable: " + whyNot()));
-    boolean v2 = isV2();
+    boolean v2 = FILES.isV2();
     Path dir = parent.resolve(name);
     if (Files.isDirectory(dir)) {
       Files.delete(dir);
@@ -125,99 +111,48 @@ public final class MemoryCgroup implements AutoCloseable {
   /** Times the group hit its limit (v1 failcnt, v2 max events), as a sign of real pressure. */
   public long limitHits() {
     try {
-      if (v2) {
-        for (String line : Files.readAllLines(dir.resolve("memory.events"))) {
-          if (line.startsWith("max ")) {
-            return Long.parseLong(line.substring(4).trim());
-          }
-        }
-        return -1;
-      }
-      return Long.parseLong(Files.readString(dir.resolve("memory.failcnt")).trim());
-    } catch (IOException | NumberFormatException e) {
+      return v2 ? CgroupFiles.statValue(dir.resolve("memory.events"), "max")
+          : CgroupFiles.number(dir.resolve("memory.failcnt"));
+    } catch (IOException e) {
       return -1;
     }
   }
+
 
   /**
    * Times this process's own memory cgroup hit its limit, or -1 where that cannot be read: lets a
    * process inside the group check that a measurement ran under real pressure.
    */
   public static long ownLimitHits() {
-    try {
-      if (isV2()) {
-        Path dir = ROOT.resolve(ownPath("0", "").substring(1));
-        for (String line : Files.readAllLines(dir.resolve("memory.events"))) {
-          if (line.startsWith("max ")) {
-            return Long.parseLong(line.substring(4).trim());
-          }
-        }
-        return -1;
-      }
-      String own = ownPath(null, "memory");
-      if (own == null) {
-        return -1;
-      }
-      Path dir = ROOT.resolve("memory").resolve(own.substring(1));
-      return Long.parseLong(Files.readString(dir.resolve("memory.failcnt")).trim());
-    } catch (IOException | RuntimeException e) {
-      return -1;
-    }
+    return FILES.ownLimitHits();
   }
 
-  /** This process's own memory cgroup folder. */
-  private static Path ownDir() throws IOException {
-    return isV2() ? ROOT.resolve(ownPath("0", "").substring(1))
-        : ROOT.resolve("memory").resolve(ownPath(null, "memory").substring(1));
-  }
+
 
   /** Memory charged to this process's own cgroup (anonymous, kernel and page cache), or -1. */
   public static long ownUsageBytes() {
-    try {
-      Path dir = ownDir();
-      return Long.parseLong(Files.readString(dir.resolve(isV2() ? "memory.current" : "memory.usage_in_bytes")).trim());
-    } catch (IOException | RuntimeException e) {
-      return -1;
-    }
+    return FILES.ownUsageBytes();
   }
+
 
   /** Sets the limit of this process's own cgroup (root only): lets a worker size its page-cache budget. */
   public static void setOwnLimit(long bytes) throws IOException {
-    Path dir = ownDir();
-    Files.writeString(dir.resolve(isV2() ? "memory.max" : "memory.limit_in_bytes"), Long.toString(bytes));
+    Path dir = FILES.ownDir();
+    Files.writeString(dir.resolve(FILES.isV2() ? "memory.max" : "memory.limit_in_bytes"), Long.toString(bytes));
   }
 
   /** Page cache charged to this process's own memory cgroup, or -1 where that cannot be read. */
   public static long ownPageCacheBytes() {
-    return ownStat("file", "cache");
+    return FILES.ownPageCacheBytes();
   }
+
 
   /**
    * Anonymous memory charged to this process's own memory cgroup (heap, native allocations such as
    * a block cache, thread stacks), or -1 where that cannot be read.
    */
   static long ownAnonBytes() {
-    return ownStat("anon", "rss");
-  }
-
-  /** A memory.stat entry of this process's own group: {@code v2Key} on v2, {@code v1Key} on v1. */
-  private static long ownStat(String v2Key, String v1Key) {
-    try {
-      String key = (isV2() ? v2Key : v1Key) + " ";
-      return statValue(ownDir().resolve("memory.stat"), key);
-    } catch (IOException | RuntimeException e) {
-      return -1;
-    }
-  }
-
-  /** The value of the line starting with {@code key} in a "key value" file, or -1. */
-  private static long statValue(Path file, String key) throws IOException {
-    for (String line : Files.readAllLines(file)) {
-      if (line.startsWith(key)) {
-        return Long.parseLong(line.substring(key.length()).trim());
-      }
-    }
-    return -1;
+    return FILES.ownAnonBytes();
   }
 
   /**
@@ -226,12 +161,12 @@ public final class MemoryCgroup implements AutoCloseable {
    */
   public static boolean resetOwnPeak() {
     try {
-      if (isV2()) {
+      if (FILES.isV2()) {
         return false;
       }
-      Files.writeString(ownDir().resolve("memory.max_usage_in_bytes"), "0");
+      Files.writeString(FILES.ownDir().resolve("memory.max_usage_in_bytes"), "0");
       return true;
-    } catch (IOException | RuntimeException e) {
+    } catch (IOException e) {
       return false;
     }
   }
@@ -239,20 +174,22 @@ public final class MemoryCgroup implements AutoCloseable {
   /** Processes of the group the kernel's OOM killer killed (v1 oom_control, v2 events), or -1. */
   long oomKills() {
     try {
-      return statValue(dir.resolve(v2 ? "memory.events" : "memory.oom_control"), "oom_kill ");
-    } catch (IOException | RuntimeException e) {
+      return CgroupFiles.statValue(dir.resolve(v2 ? "memory.events" : "memory.oom_control"), "oom_kill");
+    } catch (IOException e) {
       return -1;
     }
   }
 
+
   /** v1: whether the group is under OOM now (its OOM killer disabled and it hit the limit). */
   boolean underOom() {
     try {
-      return !v2 && statValue(dir.resolve("memory.oom_control"), "under_oom ") > 0;
-    } catch (IOException | RuntimeException e) {
+      return !v2 && CgroupFiles.statValue(dir.resolve("memory.oom_control"), "under_oom") > 0;
+    } catch (IOException e) {
       return false;
     }
   }
+
 
   /** The group's limit, peak, limit hits and OOM state now; the caller adds the worker's figures. */
   public MemoryCheck check() {
@@ -268,12 +205,12 @@ public final class MemoryCgroup implements AutoCloseable {
   /** Peak memory charged to the group (page cache included). */
   public long peakBytes() {
     try {
-      Path p = dir.resolve(v2 ? "memory.peak" : "memory.max_usage_in_bytes");
-      return Long.parseLong(Files.readString(p).trim());
-    } catch (IOException | NumberFormatException e) {
+      return CgroupFiles.number(dir.resolve(v2 ? "memory.peak" : "memory.max_usage_in_bytes"));
+    } catch (IOException e) {
       return -1;
     }
   }
+
 
   /**
    * Kills every process left in the group (SIGKILL) and waits up to 10 s for them to exit: a
