@@ -305,9 +305,21 @@ public final class Report {
     return sb.append('\n').toString();
   }
 
+  /**
+   * The cores of the machine the run measured on, from its machine table (a report rendered
+   * elsewhere must not take the renderer's); this JVM's when the table has none.
+   */
+  static int cores(Results r) {
+    try {
+      return Integer.parseInt(r.machine.getOrDefault("cores", "").trim());
+    } catch (NumberFormatException e) {
+      return Runtime.getRuntime().availableProcessors();
+    }
+  }
+
   private static String randomReadTables(Results r) {
     StringBuilder sb = new StringBuilder();
-    int cores = Runtime.getRuntime().availableProcessors();
+    int cores = cores(r);
     for (String regime : regimesIn(r)) {
       String base = baseline(r, regime);
       for (int rs : readSizesIn(r, regime)) {

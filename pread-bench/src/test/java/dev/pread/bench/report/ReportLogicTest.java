@@ -30,16 +30,6 @@ public class ReportLogicTest {
   }
 
   @Test
-  public void medianAndPairedRatio() {
-    assertEquals(2.0, Stats.median(new double[] {3, 1, 2}), 0);
-    assertEquals(2.5, Stats.median(new double[] {4, 1, 2, 3}), 0);
-    // Round 2 is slow for both: a ratio of medians would say 1.5, paired ratios say 2.
-    double[] a = {200, 20, 200};
-    double[] b = {100, 10, 150};
-    assertEquals(2.0, Stats.pairedRatio(a, b), 1e-9);
-  }
-
-  @Test
   public void cacheAndMemoryTablesAndChecks() throws Exception {
     CacheUse a = new CacheUse();
     a.budgetBytes = 1 << 20;
@@ -134,5 +124,23 @@ public class ReportLogicTest {
     assertTrue(json, json.contains("\"strategy\": \"dir-pread\""));
     assertFalse(json.isEmpty());
     assertArrayEquals(new double[] {120, 60, 132}, r.cell("warm", "dir-pread", 4096, 1).rounds, 1e-9);
+  }
+
+  /** "(oversubscribed)" marks thread counts above the cores of the machine the run measured on, not this one's. */
+  @Test
+  public void oversubscriptionIsJudgedByTheRunsMachine() {
+    for (String cores : new String[] {"1", "64"}) {
+      Results r = new Results();
+      r.date = "2026-11-22 10:00:00";
+      r.command = "./pread bench";
+      r.machine.put("cores", cores);
+      for (int t : new int[] {1, 2}) {
+        Results.Cell c = new Results.Cell("warm", "dir-pread", 4096, t, 1);
+        c.rounds = new double[] {100};
+        r.cells.add(c);
+      }
+      String md = Report.markdown(r);
+      assertEquals(md, cores.equals("1"), md.contains("| 2 threads (oversubscribed) |"));
+    }
   }
 }
