@@ -22,17 +22,6 @@ public class RawLogicTest {
   @Rule public TemporaryFolder tmp = new TemporaryFolder();
 
   @Test
-  public void percentileBuckets() {
-    long[] buckets = new long[40];
-    buckets[3] = 50; // [8, 16) us
-    buckets[6] = 49; // [64, 128)
-    buckets[10] = 1; // [1024, 2048)
-    assertEquals(16, Stats.bucketPercentile(buckets, 100, 0.5));
-    assertEquals(128, Stats.bucketPercentile(buckets, 100, 0.99));
-    assertEquals(2048, Stats.bucketPercentile(buckets, 100, 1.0));
-  }
-
-  @Test
   public void coldOffsetsAreDistinctAlignedBlocksAndRefuseToWrapAround() {
     long fileSize = 64 * 16384L;
     BatchPrefetchRun.Offsets distinct = new BatchPrefetchRun.Offsets(16384, fileSize, true, 7);
