@@ -97,7 +97,7 @@ import picocli.CommandLine.Option;
       "query run (--cache-pressure-share overrides).",
       "Block-size sweep: ./pread cli cache-block-sizes --help"
     })
-public final class BenchCommand implements Callable<Integer> {
+final class BenchCommand implements Callable<Integer> {
   @Option(names = "--full", description = "Run the whole matrix (3 GiB index, 30 s cold, 4 GiB file, 1/2/4/8 threads, every prefetch distance and batch size, 8 KiB batches, more rounds).")
   boolean full;
 

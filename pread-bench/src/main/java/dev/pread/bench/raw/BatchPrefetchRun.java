@@ -15,11 +15,11 @@ import java.util.SplittableRandom;
  * reports cache hits as disk reads. Otherwise (warm and pressure): page-aligned offsets drawn
  * with replacement, so that the steady state's hit rate is the regime's own.
  */
-public final class BatchPrefetchRun {
+final class BatchPrefetchRun {
   private BatchPrefetchRun() {}
 
   /** Reads per second. */
-  public static double run(Strategy strategy, int readSize, long fileSize, int batch, boolean prefetch,
+  static double run(Strategy strategy, int readSize, long fileSize, int batch, boolean prefetch,
       boolean distinct, long millis, long seed) throws Exception {
     return run(strategy, readSize, fileSize, batch, prefetch, distinct, 0, millis, seed);
   }
@@ -29,7 +29,7 @@ public final class BatchPrefetchRun {
    * reads may meet (at least the read size rounded to pages; a block cache's block size when larger,
    * so that no read is served by a block an earlier read of the cell loaded).
    */
-  public static double run(Strategy strategy, int readSize, long fileSize, int batch, boolean prefetch,
+  static double run(Strategy strategy, int readSize, long fileSize, int batch, boolean prefetch,
       boolean distinct, long distinctUnit, long millis, long seed) throws Exception {
     Offsets offsets = new Offsets(readSize, distinctUnit, fileSize, distinct, seed);
     long[] pending = new long[batch];
