@@ -6,7 +6,6 @@ import static org.junit.Assert.assertTrue;
 
 import dev.pread.bench.cache.CacheSettings;
 import dev.pread.bench.cache.CacheUse;
-import dev.pread.bench.report.Stats;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
