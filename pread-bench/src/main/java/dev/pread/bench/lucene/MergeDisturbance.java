@@ -1,0 +1,83 @@
+package dev.pread.bench.lucene;
+
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.lucene.index.IndexWriter;
+import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.index.SegmentInfos;
+import org.apache.lucene.store.Directory;
+
+/**
+ * A merge through the same Directory for {@link DisturbedRun}: a thread opens an {@link
+ * IndexWriter} on the index the queries read and force-merges it to one segment, reading every
+ * segment with Lucene's merge context and writing the merged one, as a node does while it indexes.
+ * Nothing is committed: at the end the writer rolls back, which deletes the merged files, so the
+ * index the queries (and later runs) read is unchanged.
+ */
+final class MergeDisturbance implements DisturbedRun.Disturbance {
+  private final Directory dir;
+  private final AtomicReference<Throwable> failure = new AtomicReference<>();
+  private Thread thread;
+  private volatile boolean done;
+  private volatile IndexWriter writer;
+  private int segmentsBefore;
+  private long startNanos;
+  private double seconds = -1;
+
+  MergeDisturbance(Directory dir) {
+    this.dir = dir;
+  }
+
+  @Override
+  public void start() throws Exception {
+    segmentsBefore = SegmentInfos.readLatestCommit(dir).size();
+    startNanos = System.nanoTime();
+    thread = new Thread(() -> {
+      try {
+        IndexWriterConfig config = new IndexWriterConfig()
+            .setOpenMode(IndexWriterConfig.OpenMode.APPEND)
+            .setCommitOnClose(false);
+        writer = new IndexWriter(dir, config);
+        writer.forceMerge(1);
+        seconds = (System.nanoTime() - startNanos) / 1e9;
+      } catch (Throwable e) {
+        failure.set(e);
+      } finally {
+        done = true;
+      }
+    }, "merge");
+    thread.start();
+  }
+
+  @Override
+  public boolean finished() {
+    return done;
+  }
+
+  @Override
+  public void stop() throws Exception {
+    IndexWriter w = writer;
+    boolean aborted = !done && w != null;
+    if (aborted) {
+      w.rollback(); // aborts the running merge
+    }
+    thread.join();
+    w = writer;
+    if (w != null && w.isOpen()) {
+      w.rollback(); // deletes the merged segment's files: nothing was committed
+    }
+    if (aborted) {
+      throw new IllegalStateException("the merge did not finish within the regime's time (raise it)");
+    }
+    Throwable e = failure.get();
+    if (e != null) {
+      throw new IllegalStateException("the merge failed: " + e, e);
+    }
+  }
+
+  @Override
+  public String describe() {
+    return String.format(Locale.ROOT, "force-merge of %d segments to 1 through the same Directory, %.1f s, rolled back",
+        segmentsBefore, seconds);
+  }
+}

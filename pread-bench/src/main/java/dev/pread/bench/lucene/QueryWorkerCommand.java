@@ -1,0 +1,230 @@
+package dev.pread.bench.lucene;
+
+import static dev.pread.bench.raw.StrategyRegistry.DIR_CACHED;
+
+import dev.pread.bench.cache.CacheSettings;
+import dev.pread.bench.cache.CacheUse;
+import dev.pread.bench.cache.CachedDirectories;
+import dev.pread.bench.pressure.GroupSampler;
+import dev.pread.bench.pressure.MemoryCgroup;
+import dev.pread.bench.pressure.MemoryCheck;
+import dev.pread.bench.pressure.ProcStats;
+import dev.pread.bench.pressure.SteadyState;
+import dev.pread.bench.pressure.WorkerFiles;
+import dev.pread.bench.raw.StrategyRegistry;
+import dev.pread.bench.report.Format;
+import dev.pread.bench.report.Results;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.store.Directory;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+
+/**
+ * Hidden: one JVM per Directory and regime of the Lucene-level comparison, like a JMH fork. In a
+ * JVM shared by several Directories, Lucene's hot call sites (LZ4 decompression, postings
+ * decoding) see several IndexInput classes, go megamorphic and run slower for all of them; no
+ * Directory runs like that in production. The worker rebuilds the query mix from the index (and
+ * checks it is the parent's, by fingerprint), compiles its query paths, then runs its regime:
+ *
+ * <ul>
+ *   <li>warm: reads every index file (dir-cached: through the Directory, into its cache), 0.5 s of
+ *       queries, then measures each thread count;
+ *   <li>cold: per thread count, drops the page cache, reopens, measures the first seconds;
+ *   <li>pressure (started in a memory cgroup): sets the group's limit to its own footprint plus the
+ *       page-cache budget, evicts the index, reopens, runs queries untimed until the budget's worth
+ *       was read from storage (the group is then at its limit), and measures each thread count.
+ *       dir-cached's cache is the budget minus a slack the worker measures ({@link CacheSizing});
+ *   <li>changing (started in a memory cgroup): see {@link ChangingRun}.
+ * </ul>
+ *
+ * Hits are checked against the parent's reference checksums.
+ */
+@Command(name = "query-worker", hidden = true)
+public final class QueryWorkerCommand implements Callable<Integer> {
+  /** What the parent asks for. */
+  static final class Spec {
+    String index;
+    String regime;
+    String directory;
+    int[] threads;
+    double seconds;
+    int firstQuery;
+    double jitWarmupSeconds;
+    double warmupCapSeconds;
+    long warmupBytes;
+    long pageCacheBudget;
+    int mixSize;
+    long mixFingerprint;
+    long[] reference;
+    /** dir-cached's cache: budget and block size, chosen by the parent for the regime. */
+    long cacheBudget;
+    int cacheBlockSize;
+    /** True for a cache without frequency admission. */
+    boolean cacheNoAdmission;
+    /**
+     * Pressure and changing, dir-cached: its cache as a share of the page-cache budget, or 0 to
+     * give it the budget minus the slack this worker measures ({@link CacheSizing}). {@link
+     * #cacheBudget} is then only the cache of the compile phase.
+     */
+    double cacheShare;
+    /** Seconds of each query run (dir-pread, dir-cached) whose memory growth is part of the slack. */
+    double growthSeconds;
+    /** Changing: the index's size, the seconds of each measured phase and of the settling. */
+    long indexBytes;
+    double phaseSeconds;
+    double settleSeconds;
+
+    CacheSettings cache() {
+      return cacheBudget > 0 ? new CacheSettings(cacheBudget, cacheBlockSize, !cacheNoAdmission) : null;
+    }
+  }
+
+  @Mixin WorkerFiles files = new WorkerFiles();
+
+  @Override
+  public Integer call() throws Exception {
+    Spec spec = files.readSpec(Spec.class);
+    Path index = Path.of(spec.index);
+    String name = spec.directory;
+    QueryMix mix;
+    try (Directory d = StrategyRegistry.openDirectory(name, index, spec.cache()); DirectoryReader reader = DirectoryReader.open(d)) {
+      mix = QueryMix.build(reader, spec.mixSize, 42);
+      if (mix.fingerprint() != spec.mixFingerprint) {
+        throw new IllegalStateException("the worker built another query mix than the parent");
+      }
+      if (!spec.regime.equals("pressure")) {
+        LuceneBench.warmFiles(index); // keep the compile phase itself from waiting on the disk
+      }
+      QueryRun.run(new IndexSearcher(reader), mix, spec.reference, 1, 0, (long) (spec.jitWarmupSeconds * 1000), name);
+    }
+    Results r = new Results();
+    r.lucene = new Results.Lucene();
+    int first = spec.firstQuery;
+    switch (spec.regime) {
+      case "warm" -> {
+        try (Directory d = StrategyRegistry.openDirectory(name, index, spec.cache()); DirectoryReader reader = DirectoryReader.open(d)) {
+          IndexSearcher searcher = new IndexSearcher(reader);
+          for (int t : spec.threads) {
+            LuceneBench.warmFiles(index);
+            CachedDirectories.preload(d);
+            QueryRun.run(searcher, mix, spec.reference, t, first, 500, name);
+            first = measure(r, spec, d, searcher, mix, t, first + 101);
+          }
+        }
+      }
+      case "cold" -> {
+        for (int t : spec.threads) {
+          LuceneBench.evict(index);
+          try (Directory d = StrategyRegistry.openDirectory(name, index, spec.cache()); DirectoryReader reader = DirectoryReader.open(d)) {
+            measure(r, spec, d, new IndexSearcher(reader), mix, t, first);
+          }
+        }
+      }
+      case "pressure" -> {
+        CacheSizing.Growth growth = measuresSlack(spec) ? CacheSizing.growth(index, mix, spec) : null;
+        LuceneBench.evict(index);
+        long usage = MemoryCgroup.ownUsageBytes();
+        long cache = MemoryCgroup.ownPageCacheBytes();
+        if (usage <= 0 || cache < 0) {
+          throw new IllegalStateException("cannot read this process's memory cgroup: usage " + usage + ", cache " + cache);
+        }
+        r.lucene.pressureLimit = usage - cache + spec.pageCacheBudget;
+        r.lucene.pressureOtherBytes = usage - cache;
+        CacheSettings settings = spec.cache();
+        if (name.equals(DIR_CACHED)) {
+          CacheSizing sizing = CacheSizing.of(spec, spec.pageCacheBudget, cache, growth);
+          settings = sizing.settings(spec);
+          r.lucene.cachedPressureBytes = settings.budgetBytes();
+          r.lucene.cachedSlackBytes = sizing.slackBytes();
+          r.lucene.slackFileBytes = sizing.fileBytes();
+          r.lucene.slackGrowthBytes = sizing.growthBytes();
+          r.lucene.cachedSizing = sizing.describe();
+          System.out.printf("sizing: dir-cached under pressure: %s; limit %s (%s besides page cache)%n",
+              sizing.describe(), Format.size(r.lucene.pressureLimit), Format.size(r.lucene.pressureOtherBytes));
+        }
+        MemoryCgroup.setOwnLimit(r.lucene.pressureLimit);
+        MemoryCgroup.resetOwnPeak(); // the peak reported is that under the limit just set
+        try (Directory d = StrategyRegistry.openDirectory(name, index, settings); DirectoryReader reader = DirectoryReader.open(d)) {
+          IndexSearcher searcher = new IndexSearcher(reader);
+          int[] next = {first};
+          SteadyState.readFromStorage(spec.warmupBytes, spec.warmupCapSeconds,
+              slice -> next[0] += (int) QueryRun.run(searcher, mix, spec.reference, 1, next[0], 250, name).queries());
+          // The budget is page cache beside what the worker holds in its steady state, not beside what
+          // it held after compiling: the warm-up may have compiled another read path (an adaptive
+          // directory's) and the C library may have kept memory freed since. The median over a further
+          // warm-up leaves out the peaks of compilations in flight. Blocks of a cache of our own belong
+          // to the budget.
+          GroupSampler sampler = GroupSampler.start(10, () -> CachedDirectories.allocatedBytes(d));
+          try {
+            SteadyState.readFromStorage(spec.warmupBytes / 4, spec.warmupCapSeconds / 4,
+                slice -> next[0] += (int) QueryRun.run(searcher, mix, spec.reference, 1, next[0], 250, name).queries());
+          } finally {
+            sampler.close();
+          }
+          long held = sampler.medianNonFileBytes();
+          if (held <= 0) {
+            throw new IllegalStateException("cannot read this process's memory cgroup after the warm-up");
+          }
+          r.lucene.pressureLimitAtOpen = r.lucene.pressureLimit;
+          r.lucene.pressureLimit = held + spec.pageCacheBudget;
+          r.lucene.pressureOtherBytes = held;
+          MemoryCgroup.setOwnLimit(r.lucene.pressureLimit);
+          SteadyState.readFromStorage(spec.warmupBytes / 4, spec.warmupCapSeconds / 4,
+              slice -> next[0] += (int) QueryRun.run(searcher, mix, spec.reference, 1, next[0], 250, name).queries());
+          MemoryCgroup.resetOwnPeak();
+          first = next[0];
+          for (int t : spec.threads) {
+            first = measure(r, spec, d, searcher, mix, t, first);
+          }
+        }
+      }
+      case "changing" -> {
+        CacheSizing.Growth growth = measuresSlack(spec) ? CacheSizing.growth(index, mix, spec) : null;
+        try {
+          ChangingRun.run(r, spec, index, mix, growth);
+        } catch (Exception e) {
+          System.out.println("changing failed: " + e.getMessage());
+          throw e;
+        }
+      }
+      default -> throw new IllegalArgumentException("unknown regime " + spec.regime);
+    }
+    files.writeResults(r);
+    return 0;
+  }
+
+  /** Whether this worker sizes dir-cached's cache by the slack it measures. */
+  private static boolean measuresSlack(Spec spec) {
+    return spec.directory.equals(DIR_CACHED) && !(spec.cacheShare > 0);
+  }
+
+  /** Measures one thread count; returns the next query to start from. */
+  private static int measure(Results r, Spec spec, Directory dir, IndexSearcher searcher, QueryMix mix, int threads,
+      int first) throws Exception {
+    Results.QueryCell c = new Results.QueryCell(spec.regime, spec.directory, threads, 1);
+    CacheUse.Probe probe = CacheUse.probe(CachedDirectories.cacheOf(dir));
+    ProcStats before = ProcStats.now();
+    QueryRun.Result res =
+        QueryRun.run(searcher, mix, spec.reference, threads, first, (long) (spec.seconds * 1000), spec.directory);
+    ProcStats d = ProcStats.now().minus(before);
+    c.qps[0] = res.qps();
+    c.p50Micros[0] = res.p50Micros();
+    c.p99Micros[0] = res.p99Micros();
+    c.queries = res.queries();
+    c.meanMicrosByKind.putAll(res.meanMicrosByKind());
+    c.majorFaults = d.majorFaults();
+    c.storageReadBytes = d.storageReadBytes();
+    c.pageCacheBytes = spec.regime.equals("pressure") ? MemoryCgroup.ownPageCacheBytes() : -1;
+    c.cache = probe.done();
+    if (c.cache != null) {
+      c.cache.check("lucene " + spec.regime + " " + spec.directory);
+    }
+    c.memory = spec.regime.equals("pressure") ? MemoryCheck.ownNow() : null;
+    r.queryCells.add(c);
+    System.out.printf("lucene %s %s x%d: %.1f QPS%n", spec.regime, spec.directory, threads, res.qps());
+    return first + (int) res.queries();
+  }
+}

@@ -1,0 +1,71 @@
+package dev.pread.bench.report;
+
+import dev.pread.bench.pressure.JvmFlags;
+import java.io.IOException;
+import java.nio.file.FileStore;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** The facts about the machine that every benchmark figure is quoted with. */
+public final class MachineInfo {
+  private MachineInfo() {}
+
+  public static Map<String, String> collect(Path dataFile) {
+    Map<String, String> m = new LinkedHashMap<>();
+    m.put("cores", String.valueOf(Runtime.getRuntime().availableProcessors()));
+    m.put("memory", memTotal());
+    m.put("kernel", System.getProperty("os.name") + " " + System.getProperty("os.version"));
+    m.put("arch", System.getProperty("os.arch"));
+    m.put("jdk", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
+    m.put("heap max", Format.bytes(Runtime.getRuntime().maxMemory()));
+    m.put("JVM flags", "worker JVMs (one per Directory and regime) and JMH forks: " + String.join(" ", JvmFlags.PRODUCTION)
+        + " -XX:+AlwaysPreTouch -XX:+UseSerialGC, -Xms equal to -Xmx (the heap of each regime is in the legend);"
+        + " this JVM: " + JvmFlags.thisJvm());
+    m.put("Vector API", JvmFlags.vectorModuleLoaded() ? JvmFlags.VECTOR_MODULE + " resolved (SIMD vector scoring)"
+        : "NOT resolved in this JVM (start it with --add-modules " + JvmFlags.VECTOR_MODULE + "); worker JVMs get it");
+    try {
+      FileStore store = Files.getFileStore(dataFile.toAbsolutePath().getParent());
+      m.put("file system", store.type() + " on " + store.name());
+      m.put("read_ahead_kb", readAhead(store.name()));
+    } catch (IOException e) {
+      m.put("file system", "unknown: " + e.getMessage());
+    }
+    return m;
+  }
+
+  private static String memTotal() {
+    try {
+      for (String line : Files.readAllLines(Path.of("/proc/meminfo"))) {
+        if (line.startsWith("MemTotal:")) {
+          long kb = Long.parseLong(line.replaceAll("[^0-9]", ""));
+          return String.format(java.util.Locale.ROOT, "%.1f GiB", kb / 1024.0 / 1024.0);
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      // fall through
+    }
+    return "unknown";
+  }
+
+  /** read_ahead_kb of the block device behind {@code deviceName} (e.g. /dev/vda1). */
+  private static String readAhead(String deviceName) {
+    String dev = Path.of(deviceName).getFileName().toString();
+    for (String candidate : List.of(dev, dev.replaceAll("p?[0-9]+$", ""))) {
+      Path p = Path.of("/sys/class/block", candidate, "queue", "read_ahead_kb");
+      if (!Files.exists(p)) {
+        p = Path.of("/sys/class/block", candidate, "..", "queue", "read_ahead_kb");
+      }
+      try {
+        if (Files.exists(p)) {
+          return Files.readString(p).trim();
+        }
+      } catch (IOException e) {
+        // try the next
+      }
+    }
+    return "unknown";
+  }
+}

@@ -1,0 +1,531 @@
+package dev.pread.bench.report;
+
+import static dev.pread.bench.raw.StrategyRegistry.DIR_MMAP;
+import static dev.pread.bench.raw.StrategyRegistry.DIR_MMAP_RANDOM;
+import static dev.pread.bench.raw.StrategyRegistry.DIR_NIOFS;
+import static dev.pread.bench.raw.StrategyRegistry.DIR_PREAD;
+
+import com.google.gson.GsonBuilder;
+import dev.pread.bench.raw.PrefetchDistanceRun;
+import dev.pread.bench.raw.PrefetchLatencyRun;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.CategoryChart;
+import org.knowm.xchart.CategoryChartBuilder;
+import org.knowm.xchart.XYChart;
+import org.knowm.xchart.XYChartBuilder;
+import org.knowm.xchart.style.Styler;
+
+/** Writes a run's results as results.json, report.md and PNG charts into one folder. */
+public final class Report {
+  private Report() {}
+
+  /** The baseline each regime's ratios are taken against: the best of Lucene's own Directories there. */
+  static String baseline(String regime) {
+    return regime.equals("pressure") ? DIR_MMAP_RANDOM : DIR_NIOFS;
+  }
+
+  /** The baseline of {@code regime} in {@code r}: its own, where the run named one, else the default. */
+  static String baseline(Results r, String regime) {
+    return r.baselines.getOrDefault(regime, baseline(regime));
+  }
+
+  /** How a read size is named: 8 bytes is IndexInput.readLong for the directories. */
+  public static String readLabel(int readSize) {
+    return readSize == Long.BYTES ? "readLong" : Format.bytes(readSize);
+  }
+
+  /** Regimes that read from storage, whose tables show faults and bytes read. */
+  static boolean readsStorage(String regime) {
+    return regime.startsWith("pressure") || regime.startsWith("cold");
+  }
+
+  public static String markdown(Results r) {
+    StringBuilder md = new StringBuilder();
+    md.append("# pread bench, ").append(r.date).append("\n\n");
+    md.append("Command: `").append(r.command).append("`\n\n");
+    md.append(headline(r));
+    md.append("| machine | |\n|---|---|\n");
+    r.machine.forEach((k, v) -> md.append("| ").append(k).append(" | ").append(v).append(" |\n"));
+    md.append("| data file | ").append(Format.bytes(r.fileSize)).append(" |\n");
+    if (r.pressureFileSize > 0) {
+      md.append("| pressure data file | ").append(Format.bytes(r.pressureFileSize)).append(" |\n");
+    }
+    md.append('\n');
+    md.append("Regimes:\n\n");
+    r.regimes.forEach((k, v) -> md.append("- **").append(k).append("**: ").append(v).append('\n'));
+    for (String s : r.skipped) {
+      md.append("- skipped: ").append(s).append('\n');
+    }
+    md.append('\n');
+    md.append("Every read is checked against the file's content (a fingerprint of each read, one read"
+        + " per thread and cell compared byte by byte). Reads/s are medians over rounds; ratios are"
+        + " medians of per-round ratios (cells of a round run back to back, strategies rotated).\n\n");
+    if (r.preface != null) {
+      md.append(r.preface).append('\n');
+    }
+    md.append(luceneTables(r));
+    md.append(randomReadTables(r));
+    if (!r.reference.isEmpty()) {
+      md.append("### Reference rows (physical limits, same run)\n\n| what | figure |\n|---|---:|\n");
+      r.reference.forEach((k, v) -> md.append("| ").append(k).append(" | ").append(Format.rate(v)).append(" |\n"));
+      md.append('\n');
+    }
+    if (!r.prefetchLatency.isEmpty()) {
+      md.append("### Cold prefetch latency (16 KiB blocks, each in its own 8 MiB region of an evicted file)\n\n"
+          + "Wait = time the reader still waited after its simulated work; a prefetch that hides the disk"
+          + " brings it to zero once the work is longer than the device latency.\n\n"
+          + "| strategy | work (us) | samples | median wait (us) | p90 wait (us) |\n|---|---:|---:|---:|---:|\n");
+      for (PrefetchLatencyRun.Result x : r.prefetchLatency) {
+        md.append(String.format(Locale.ROOT, "| %s | %d | %d | %.0f | %.0f |%n", x.strategy(), x.delayMicros(),
+            x.samples(), x.medianWaitMicros(), x.p90WaitMicros()));
+      }
+      md.append('\n');
+    }
+    md.append(batchTables(r));
+    md.append(CacheReport.cacheTable(r));
+    md.append(CacheReport.memoryTable(r));
+    if (!r.prefetchDistance.isEmpty()) {
+      md.append("### Prefetch distance (pressure; random 8 KiB preads, posix_fadvise(WILLNEED) D reads ahead, 1 thread)\n\n"
+          + "| D | reads/s | vs D=0 | p50 latency (us, bucket bound) | p99 latency (us) |\n|---:|---:|---:|---:|---:|\n");
+      double base = r.prefetchDistance.get(0).readsPerSecond();
+      for (PrefetchDistanceRun.Result x : r.prefetchDistance) {
+        md.append(String.format(Locale.ROOT, "| %d | %s | %s | <%d | <%d |%n", x.distance(), Format.rate(x.readsPerSecond()),
+            Format.ratio(x.readsPerSecond() / base), x.p50Micros(), x.p99Micros()));
+      }
+      md.append('\n');
+    }
+    return md.toString();
+  }
+
+  private static final List<String> LUCENE_REGIMES = List.of("warm", "pressure", "cold", "changing");
+
+  /**
+   * The legend (what each strategy name is: class, configuration, JVM flags) and the headline
+   * table ({@link Headline}) with the line naming its worst cell; empty without a Lucene comparison.
+   */
+  public static String headline(Results r) {
+    if (r.legend.isEmpty() && r.headline.isEmpty()) {
+      return "";
+    }
+    StringBuilder sb = new StringBuilder();
+    sb.append("### Legend\n\n| name | class | configuration | JVM flags |\n|---|---|---|---|\n");
+    for (Results.Legend l : r.legend) {
+      sb.append("| ").append(l.name()).append(" | `").append(l.className()).append("` | ").append(l.configuration())
+          .append(" | `").append(l.jvmFlags()).append("` |\n");
+    }
+    sb.append('\n');
+    if (!r.headline.isEmpty()) {
+      sb.append("### Headline: our Directories against the best alternative\n\n");
+      sb.append("Each cell: QPS over the QPS of the best of dir-mmap, dir-mmap-random and dir-niofs in the same run,"
+          + " regime and thread count (median over rounds of per-round ratios); above 1 is faster. changing: phase B"
+          + " (the index no longer fits, after the settling). The worst cell of dir-adaptive is in bold.\n\n");
+      sb.append(Headline.markdown(r.headline));
+    }
+    return sb.toString();
+  }
+
+  private static String luceneTables(Results r) {
+    if (r.lucene == null || r.queryCells.isEmpty()) {
+      return "";
+    }
+    StringBuilder sb = new StringBuilder();
+    long queries = r.queryCells.stream().mapToLong(c -> c.queries).sum();
+    sb.append(String.format(Locale.ROOT, "### Lucene queries: %s index, %,d documents in %d segments%n%n",
+        Format.size(r.lucene.indexBytes), r.lucene.docs, r.lucene.segments));
+    sb.append(String.format(Locale.ROOT, "Corpus: %s. A seeded mix of %d queries (term queries of three frequency"
+        + " classes, AND, OR, phrase, range sorted by size, KNN k=10; the top 10 stored documents fetched for"
+        + " each), the same for every Directory. All %,d queries run returned the reference hits (checksums of"
+        + " ids, scores, counts and stored fields, taken on dir-mmap).%n%n", r.lucene.corpus, r.lucene.mixSize, queries));
+    for (String regime : LUCENE_REGIMES) {
+      List<Results.QueryCell> mine = r.queryCells.stream().filter(c -> c.regime.equals(regime)).toList();
+      if (mine.isEmpty()) {
+        continue;
+      }
+      int rounds = mine.get(0).qps.length;
+      sb.append(String.format(Locale.ROOT, "#### %s (QPS%s; latency in ms)%n%n", regime,
+          rounds > 1 ? ", median of " + rounds + " rounds" : ""));
+      sb.append("| directory | threads | QPS | vs dir-mmap | vs dir-mmap-random | vs dir-pread | p50 | p99 | major faults"
+          + " | MB read from storage |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+      for (Results.QueryCell c : mine) {
+        if (c.failure != null) {
+          sb.append(String.format(Locale.ROOT, "| %s | %d | FAILED: %s | | | | | | | |%n", c.directory, c.threads,
+              c.failure.replace("|", "/")));
+          continue;
+        }
+        Results.QueryCell mm = ok(r.queryCell(regime, DIR_MMAP, c.threads));
+        Results.QueryCell mr = ok(r.queryCell(regime, DIR_MMAP_RANDOM, c.threads));
+        Results.QueryCell pr = ok(r.queryCell(regime, DIR_PREAD, c.threads));
+        sb.append(String.format(Locale.ROOT, "| %s | %d | %.1f | %s | %s | %s | %.2f | %.2f | %d | %s |%n", c.directory,
+            c.threads, Stats.median(c.qps),
+            mm == null ? "" : Format.ratio(Stats.pairedRatio(c.qps, mm.qps)),
+            mr == null ? "" : Format.ratio(Stats.pairedRatio(c.qps, mr.qps)),
+            pr == null ? "" : Format.ratio(Stats.pairedRatio(c.qps, pr.qps)),
+            Stats.median(c.p50Micros) / 1000, Stats.median(c.p99Micros) / 1000, c.majorFaults,
+            c.storageReadBytes < 0 ? "?" : String.format(Locale.ROOT, "%.0f", c.storageReadBytes / 1e6)));
+      }
+      sb.append('\n');
+      sb.append(kindTable(regime, mine.stream().filter(c -> c.failure == null).toList()));
+      if (regime.equals("changing")) {
+        sb.append(changingTable(r));
+      }
+    }
+    return sb.toString();
+  }
+
+  /** The cell, or null when it failed or is missing. */
+  private static Results.QueryCell ok(Results.QueryCell c) {
+    return c == null || c.failure != null ? null : c;
+  }
+
+  /** The changing-memory runs: per phase QPS, p99 and ratio to the best alternative, settling and stalls. */
+  private static String changingTable(Results r) {
+    if (r.changing.isEmpty()) {
+      return "";
+    }
+    StringBuilder sb = new StringBuilder();
+    sb.append("Changing memory, per phase (A: the index fits; B: a quarter of it does, after the settling; ratios to"
+        + " the best of dir-mmap, dir-mmap-random and dir-niofs in the same phase and thread count; p99 in ms;"
+        + " stall: the longest stretch with no completed query, and when it began, in seconds from the start):\n\n");
+    sb.append("| directory | threads | QPS A | vs best A | p99 A | settling (s) | QPS settling | QPS B | vs best B"
+        + " | p99 B | page cache A / B | longest stall (s) |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (Results.Changing c : r.changing) {
+      if (c.failure != null) {
+        sb.append(String.format(Locale.ROOT, "| %s | %d | FAILED: %s | | | | | | | | | |%n", c.directory, c.threads,
+            c.failure.replace("|", "/")));
+        continue;
+      }
+      sb.append(String.format(Locale.ROOT, "| %s | %d | %.1f | %s | %.2f | %.1f | %.1f | %.1f | %s | %.2f | %s / %s"
+          + " | %.2f at %.1f |%n", c.directory, c.threads, c.qpsA, vs(c.ratioA, c.bestA), c.p99MicrosA / 1000,
+          c.phaseBStart - c.hogStart, c.qpsSettling, c.qpsB, vs(c.ratioB, c.bestB), c.p99MicrosB / 1000,
+          Format.size(c.pageCacheA), Format.size(c.pageCacheB), c.stallSeconds, c.stallStart));
+    }
+    Results.Changing any = r.changing.stream().filter(c -> c.failure == null).findFirst().orElse(null);
+    if (any != null) {
+      sb.append(String.format(Locale.ROOT, "%nLimit %s (%s besides page cache + 1.5 x the %s index); the second"
+          + " process held %s of anonymous memory.", Format.size(any.limitBytes), Format.size(any.otherBytes),
+          Format.size(any.indexBytes), Format.size(any.hogBytes)));
+      r.changing.stream().filter(c -> c.cacheBytes > 0).findFirst().ifPresent(c -> sb.append(String.format(
+          Locale.ROOT, " dir-cached's cache: %s (slack %s).", Format.size(c.cacheBytes), Format.size(c.slackBytes))));
+      sb.append("\n");
+    }
+    return sb.append('\n').toString();
+  }
+
+  private static String vs(double ratio, String best) {
+    return Double.isNaN(ratio) ? "" : Format.ratio(ratio) + " (" + best + ")";
+  }
+
+  /** Where the time goes: mean latency per query kind, 1 thread, per Directory. */
+  private static String kindTable(String regime, List<Results.QueryCell> mine) {
+    List<Results.QueryCell> one = mine.stream().filter(c -> c.threads == 1 && !c.meanMicrosByKind.isEmpty()).toList();
+    if (one.isEmpty()) {
+      return "";
+    }
+    List<String> kinds = one.get(0).meanMicrosByKind.keySet().stream().toList();
+    StringBuilder sb = new StringBuilder();
+    sb.append(String.format(Locale.ROOT, "Mean latency by query kind, %s, 1 thread (ms):%n%n| directory |", regime));
+    kinds.forEach(k -> sb.append(' ').append(k).append(" |"));
+    sb.append("\n|---|").append("---:|".repeat(kinds.size())).append('\n');
+    for (Results.QueryCell c : one) {
+      sb.append("| ").append(c.directory).append(" |");
+      for (String k : kinds) {
+        Double v = c.meanMicrosByKind.get(k);
+        sb.append(v == null ? " |" : String.format(Locale.ROOT, " %.2f |", v / 1000));
+      }
+      sb.append('\n');
+    }
+    return sb.append('\n').toString();
+  }
+
+  private static String batchTables(Results r) {
+    StringBuilder sb = new StringBuilder();
+    List<String> regimes = r.batchPrefetch.stream().map(b -> b.regime).distinct().toList();
+    for (String regime : regimes) {
+      List<Integer> sizes = r.batchPrefetch.stream().filter(b -> b.regime.equals(regime)).map(b -> b.readSize)
+          .distinct().sorted().toList();
+      for (int rs : sizes) {
+        List<Results.Batch> mine =
+            r.batchPrefetch.stream().filter(b -> b.regime.equals(regime) && b.readSize == rs).toList();
+        sb.append(batchTable(r, regime, rs, mine));
+      }
+    }
+    return sb.toString();
+  }
+
+  private static String batchTable(Results r, String regime, int rs, List<Results.Batch> mine) {
+    StringBuilder sb = new StringBuilder();
+    List<String> strategies = mine.stream().map(b -> b.strategy).distinct().toList();
+    int rounds = mine.get(0).rounds.length;
+    String size = Format.bytes(rs);
+    if (mine.stream().anyMatch(b -> !b.prefetch)) {
+      int b = mine.get(0).batch;
+      sb.append(String.format(Locale.ROOT, "### %s: cost of prefetching cached data (random %s reads, batches of %d,"
+          + " 1 thread, median of %d rounds)%n%n", regime, size, b, rounds));
+      sb.append("| strategy | without prefetch (reads/s) | with prefetch | with / without |\n|---|---:|---:|---:|\n");
+      for (String s : strategies) {
+        Results.Batch off = r.batch(regime, s, rs, b, false);
+        Results.Batch on = r.batch(regime, s, rs, b, true);
+        sb.append(String.format(Locale.ROOT, "| %s | %s | %s | %s |%n", s, Format.rate(Stats.median(off.rounds)),
+            Format.rate(Stats.median(on.rounds)), Format.ratio(Stats.pairedRatio(on.rounds, off.rounds))));
+      }
+      return sb.append('\n').toString();
+    }
+    List<Integer> batches = mine.stream().map(b -> b.batch).distinct().toList();
+    sb.append(String.format(Locale.ROOT, "### %s: batched prefetch (random %s reads, 1 thread; prefetch B blocks, then"
+        + " read them; median of %d rounds)%n%n", regime, size, rounds));
+    sb.append("| B |");
+    for (String s : strategies) {
+      sb.append(' ').append(s).append(" | vs B=1 |");
+    }
+    boolean both = strategies.contains(DIR_PREAD) && strategies.contains(DIR_MMAP_RANDOM);
+    if (both) sb.append(" dir-pread vs dir-mmap-random |");
+    sb.append("\n|---:|").append("---:|---:|".repeat(strategies.size())).append(both ? "---:|" : "").append('\n');
+    for (int b : batches) {
+      sb.append("| ").append(b).append(" |");
+      for (String s : strategies) {
+        Results.Batch x = r.batch(regime, s, rs, b, true);
+        Results.Batch one = r.batch(regime, s, rs, batches.get(0), true);
+        sb.append(' ').append(Format.rate(Stats.median(x.rounds))).append(" | ")
+            .append(Format.ratio(Stats.ratioOfMedians(x.rounds, one.rounds))).append(" |");
+      }
+      if (both) {
+        sb.append(' ').append(Format.ratio(Stats.pairedRatio(r.batch(regime, DIR_PREAD, rs, b, true).rounds,
+            r.batch(regime, DIR_MMAP_RANDOM, rs, b, true).rounds))).append(" |");
+      }
+      sb.append('\n');
+    }
+    return sb.append('\n').toString();
+  }
+
+  /**
+   * The cores of the machine the run measured on, from its machine table (a report rendered
+   * elsewhere must not take the renderer's); this JVM's when the table has none.
+   */
+  static int cores(Results r) {
+    try {
+      return Integer.parseInt(r.machine.getOrDefault("cores", "").trim());
+    } catch (NumberFormatException e) {
+      return Runtime.getRuntime().availableProcessors();
+    }
+  }
+
+  private static String randomReadTables(Results r) {
+    StringBuilder sb = new StringBuilder();
+    int cores = cores(r);
+    for (String regime : regimesIn(r)) {
+      String base = baseline(r, regime);
+      for (int rs : readSizesIn(r, regime)) {
+        List<Integer> threads = threadsIn(r, regime, rs);
+        int rounds = r.cells.stream().filter(c -> c.regime.equals(regime)).findFirst().get().rounds.length;
+        sb.append(String.format(Locale.ROOT, "### %s: random %s reads (reads/s, median of %d rounds)%n%n",
+            regime, readLabel(rs), rounds));
+        sb.append("| strategy |");
+        for (int t : threads) {
+          sb.append(String.format(Locale.ROOT, " %d thread%s%s | vs %s |", t, t == 1 ? "" : "s",
+              t > cores ? " (oversubscribed)" : "", base));
+        }
+        if (threads.size() > 1) {
+          sb.append(String.format(Locale.ROOT, " scaling %d->%d |", threads.get(0), threads.get(threads.size() - 1)));
+        }
+        boolean io = readsStorage(regime);
+        if (io) {
+          sb.append(" major faults | MB read from storage |");
+        }
+        sb.append("\n|---|").append("---:|---:|".repeat(threads.size()));
+        if (threads.size() > 1) sb.append("---:|");
+        if (io) sb.append("---:|---:|");
+        sb.append('\n');
+        for (String s : strategiesIn(r, regime)) {
+          sb.append("| ").append(s).append(" |");
+          for (int t : threads) {
+            Results.Cell c = r.cell(regime, s, rs, t);
+            Results.Cell b = r.cell(regime, base, rs, t);
+            sb.append(' ').append(Format.rate(c.median())).append(" | ")
+                .append(b == null ? "-" : Format.ratio(Stats.pairedRatio(c.rounds, b.rounds))).append(" |");
+          }
+          if (threads.size() > 1) {
+            Results.Cell lo = r.cell(regime, s, rs, threads.get(0));
+            Results.Cell hi = r.cell(regime, s, rs, threads.get(threads.size() - 1));
+            sb.append(' ').append(Format.ratio(Stats.pairedRatio(hi.rounds, lo.rounds))).append(" |");
+          }
+          if (io) {
+            Results.Cell c = r.cell(regime, s, rs, threads.get(0));
+            sb.append(' ').append(c.majorFaults).append(" | ")
+                .append(c.storageReadBytes < 0 ? "-" : String.format(Locale.ROOT, "%.0f", c.storageReadBytes / 1e6)).append(" |");
+          }
+          sb.append('\n');
+        }
+        sb.append('\n');
+      }
+    }
+    return sb.toString();
+  }
+
+  /** Per thread count of the changing regime: QPS and p99 per interval over time, a line per Directory. */
+  private static List<String> changingCharts(Results r, Path folder) throws IOException {
+    List<String> names = new ArrayList<>();
+    List<Integer> threads = r.changing.stream().filter(c -> c.failure == null).map(c -> c.threads).distinct().sorted()
+        .toList();
+    for (int t : threads) {
+      List<Results.Changing> runs = r.changing.stream().filter(c -> c.failure == null && c.threads == t).toList();
+      Results.Changing first = runs.get(0);
+      String when = String.format(Locale.ROOT, "second process starts at %.0f s, phase B from %.0f s", first.hogStart,
+          first.phaseBStart);
+      for (boolean qps : new boolean[] {true, false}) {
+        XYChart chart = new XYChartBuilder().width(1100).height(520)
+            .title(String.format(Locale.ROOT, "Changing memory, %d thread%s: %s per %.0f s (%s)", t, t == 1 ? "" : "s",
+                qps ? "QPS" : "p99 latency", first.intervalSeconds, when))
+            .xAxisTitle("seconds from the start of the queries").yAxisTitle(qps ? "queries per second" : "p99 (ms, log)")
+            .build();
+        chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
+        if (!qps) {
+          chart.getStyler().setYAxisLogarithmic(true);
+        }
+        for (Results.Changing c : runs) {
+          List<Double> xs = new ArrayList<>();
+          List<Double> ys = new ArrayList<>();
+          for (int i = 0; i < c.intervalQps.length; i++) {
+            double y = qps ? c.intervalQps[i] : c.intervalP99Micros[i] / 1000.0;
+            if (qps || c.intervalP99Micros[i] > 0) {
+              xs.add((i + 0.5) * c.intervalSeconds);
+              ys.add(y);
+            }
+          }
+          if (!xs.isEmpty()) {
+            chart.addSeries(c.directory, xs, ys);
+          }
+        }
+        String name = String.format(Locale.ROOT, "changing-%s-%dt.png", qps ? "qps" : "p99", t);
+        BitmapEncoder.saveBitmap(chart, folder.resolve(name).toString(), BitmapEncoder.BitmapFormat.PNG);
+        names.add(name);
+      }
+    }
+    return names;
+  }
+
+  static Set<String> regimesIn(Results r) {
+    Set<String> s = new LinkedHashSet<>();
+    r.cells.forEach(c -> s.add(c.regime));
+    return s;
+  }
+
+  private static List<Integer> readSizesIn(Results r, String regime) {
+    return r.cells.stream().filter(c -> c.regime.equals(regime)).map(c -> c.readSize).distinct().toList();
+  }
+
+  private static List<Integer> threadsIn(Results r, String regime, int rs) {
+    return r.cells.stream().filter(c -> c.regime.equals(regime) && c.readSize == rs).map(c -> c.threads).distinct().toList();
+  }
+
+  private static List<String> strategiesIn(Results r, String regime) {
+    return r.cells.stream().filter(c -> c.regime.equals(regime)).map(c -> c.strategy).distinct().toList();
+  }
+
+  /** Writes results.json, report.md and the charts; returns the report's path. */
+  public static Path write(Results r, Path folder) throws IOException {
+    Files.createDirectories(folder);
+    Files.writeString(folder.resolve("results.json"),
+        new GsonBuilder().setPrettyPrinting().serializeSpecialFloatingPointValues().create().toJson(r));
+    StringBuilder md = new StringBuilder(markdown(r));
+    List<String> charts = charts(r, folder);
+    if (!charts.isEmpty()) {
+      md.append("### Charts\n\n");
+      for (String c : charts) {
+        md.append("![").append(c).append("](").append(c).append(")\n\n");
+      }
+    }
+    Path report = folder.resolve("report.md");
+    Files.writeString(report, md);
+    return report;
+  }
+
+  private static List<String> charts(Results r, Path folder) throws IOException {
+    System.setProperty("java.awt.headless", "true");
+    List<String> names = new ArrayList<>();
+    for (String regime : regimesIn(r)) {
+      CategoryChart chart = new CategoryChartBuilder().width(1000).height(560)
+          .title("Random reads, " + regime + " ("
+              + Format.bytes(regime.startsWith("pressure") && r.pressureFileSize > 0 ? r.pressureFileSize : r.fileSize)
+              + " file; median of rounds)")
+          .xAxisTitle("strategy").yAxisTitle("reads per second").build();
+      chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
+      chart.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);
+      if (readsStorage(regime)) {
+        // Under pressure strategies differ by orders of magnitude: log scale, bars from 1.
+        chart.getStyler().setYAxisLogarithmic(true);
+        chart.getStyler().setYAxisMin(1.0);
+      }
+      chart.getStyler().setYAxisDecimalPattern("#,###");
+      List<String> strategies = strategiesIn(r, regime);
+      for (int rs : readSizesIn(r, regime)) {
+        for (int t : threadsIn(r, regime, rs)) {
+          List<Double> ys = new ArrayList<>();
+          for (String s : strategies) {
+            ys.add(Math.max(1, r.cell(regime, s, rs, t).median()));
+          }
+          chart.addSeries(readLabel(rs) + ", " + t + " thread" + (t == 1 ? "" : "s"), strategies, ys);
+        }
+      }
+      String name = "random-reads-" + regime.replaceAll("[^A-Za-z0-9]+", "-") + ".png";
+      BitmapEncoder.saveBitmap(chart, folder.resolve(name).toString(), BitmapEncoder.BitmapFormat.PNG);
+      names.add(name);
+    }
+    if (r.lucene != null && !r.queryCells.isEmpty()) {
+      CategoryChart chart = new CategoryChartBuilder().width(1200).height(560)
+          .title("Lucene queries per second, " + Format.size(r.lucene.indexBytes) + " index (log scale)")
+          .xAxisTitle("regime").yAxisTitle("queries per second").build();
+      // Eight series: a legend beside the plot, one per line, so no label is cut.
+      chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
+      chart.getStyler().setLegendLayout(Styler.LegendLayout.Vertical);
+      chart.getStyler().setYAxisLogarithmic(true);
+      chart.getStyler().setYAxisMin(1.0);
+      chart.getStyler().setYAxisDecimalPattern("#,###");
+      List<String> regimes = LUCENE_REGIMES.stream()
+          .filter(g -> r.queryCells.stream().anyMatch(c -> c.regime.equals(g))).toList();
+      List<String> dirs = r.queryCells.stream().map(c -> c.directory).distinct().toList();
+      List<Integer> threads = r.queryCells.stream().map(c -> c.threads).distinct().sorted().toList();
+      for (String d : dirs) {
+        for (int t : threads) {
+          List<String> xs = new ArrayList<>();
+          List<Double> ys = new ArrayList<>();
+          for (String g : regimes) {
+            Results.QueryCell c = r.queryCell(g, d, t);
+            xs.add(g);
+            ys.add(c == null || c.failure != null ? 1.0 : Math.max(1, Stats.median(c.qps)));
+          }
+          chart.addSeries(d + ", " + t + " thread" + (t == 1 ? "" : "s"), xs, ys);
+        }
+      }
+      String name = "lucene-qps.png";
+      BitmapEncoder.saveBitmap(chart, folder.resolve(name).toString(), BitmapEncoder.BitmapFormat.PNG);
+      names.add(0, name);
+    }
+    names.addAll(changingCharts(r, folder));
+    if (!r.prefetchDistance.isEmpty()) {
+      XYChart chart = new XYChartBuilder().width(900).height(520)
+          .title("Prefetch distance under memory pressure (random 8 KiB preads, 1 thread)")
+          .xAxisTitle("WILLNEED issued D reads ahead (D + 1, log scale)").yAxisTitle("reads per second").build();
+      chart.getStyler().setXAxisLogarithmic(true);
+      chart.getStyler().setLegendVisible(false);
+      List<Double> xs = new ArrayList<>();
+      List<Double> ys = new ArrayList<>();
+      for (PrefetchDistanceRun.Result x : r.prefetchDistance) {
+        xs.add(x.distance() + 1.0);
+        ys.add(x.readsPerSecond());
+      }
+      chart.addSeries("reads/s", xs, ys);
+      String name = "prefetch-distance.png";
+      BitmapEncoder.saveBitmap(chart, folder.resolve(name).toString(), BitmapEncoder.BitmapFormat.PNG);
+      names.add(name);
+    }
+    return names;
+  }
+}

@@ -1,0 +1,133 @@
+package dev.pread.bench.lucene;
+
+import static org.junit.Assert.assertArrayEquals;
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertThrows;
+import static org.junit.Assert.assertTrue;
+
+import dev.pread.bench.cache.CacheSettings;
+import dev.pread.bench.cache.CacheUse;
+import dev.pread.bench.cache.CachedDirectories;
+import dev.pread.bench.raw.StrategyRegistry;
+import java.nio.file.Path;
+import org.junit.Rule;
+import org.junit.Test;
+import org.junit.rules.TemporaryFolder;
+
+/** The Lucene comparison: index, query mix, reference hits. */
+public class LuceneLogicTest {
+  @Rule public TemporaryFolder tmp = new TemporaryFolder();
+
+  @Test
+  public void vectorsAreDeterministicAndTheirDotProductsExactInAnyOrder() {
+    float[] a = BenchIndex.vectorOf("public static void main(String[] args)");
+    float[] b = BenchIndex.vectorOf("public static void main(String[] args)");
+    assertArrayEquals(a, b, 0f);
+    assertFalse(java.util.Arrays.equals(a, BenchIndex.vectorOf("class Foo extends Bar")));
+    assertEquals(1f, BenchIndex.vectorOf("1234 ++ --")[0], 0f); // no words: a fixed vector
+    StringBuilder many = new StringBuilder();
+    for (int i = 0; i < 5000; i++) {
+      many.append(" same");
+    }
+    float[] c = BenchIndex.vectorOf(many.toString());
+    float max = 0;
+    for (float x : c) {
+      max = Math.max(max, Math.abs(x));
+    }
+    assertEquals("one word 5000 times: clamped", BenchIndex.MAX_COMPONENT, max, 0f);
+    // A dot product of two texts' vectors summed forwards, backwards or pairwise in 16 lanes with
+    // fma (as a SIMD reduction does) gives the same bits.
+    java.util.Random random = new java.util.Random(42);
+    for (int iter = 0; iter < 1000; iter++) {
+      float[] x = BenchIndex.vectorOf(randomText(random));
+      float[] y = BenchIndex.vectorOf(randomText(random));
+      float forward = 0;
+      float backward = 0;
+      for (int i = 0; i < x.length; i++) {
+        forward += x[i] * y[i];
+        backward += x[x.length - 1 - i] * y[x.length - 1 - i];
+      }
+      float[] lanes = new float[16];
+      for (int i = 0; i < x.length; i++) {
+        lanes[i % 16] = Math.fma(x[i], y[i], lanes[i % 16]);
+      }
+      for (int width = 8; width >= 1; width /= 2) {
+        for (int i = 0; i < width; i++) {
+          lanes[i] += lanes[i + width];
+        }
+      }
+      assertEquals(Float.floatToIntBits(forward), Float.floatToIntBits(backward));
+      assertEquals(Float.floatToIntBits(forward), Float.floatToIntBits(lanes[0]));
+    }
+  }
+
+  /** Up to 3000 words from a vocabulary of 500. */
+  private static String randomText(java.util.Random random) {
+    StringBuilder sb = new StringBuilder();
+    for (int n = random.nextInt(3000); n > 0; n--) {
+      sb.append(" w").append(Integer.toString(random.nextInt(500), 26).replaceAll("[0-9]", "x"));
+    }
+    return sb.toString();
+  }
+
+  @Test
+  public void variationDropsEveryNthLine() {
+    assertEquals("a\nb\nc\nd", BenchIndex.vary("a\nb\nc\nd", 0));
+    assertEquals("a\nb\nd\n", BenchIndex.vary("a\nb\nc\nd", 1)); // pass 1 drops every 3rd line
+  }
+
+  /**
+   * A small generated index: every Directory returns the reference hits for the whole mix, the mix
+   * is the same when built twice, and a wrong reference fails the run naming the query.
+   */
+  @Test
+  public void everyDirectoryReturnsTheReferenceHits() throws Exception {
+    Path data = tmp.newFolder("data").toPath();
+    Path index = BenchIndex.ensure(data, Corpus.generated(), 8L << 20);
+    assertTrue(BenchIndex.sizeOf(index) >= 4L << 20);
+    assertEquals("the second call reuses the index", index, BenchIndex.ensure(data, Corpus.generated(), 8L << 20));
+    QueryMix mix;
+    long[] reference;
+    try (org.apache.lucene.store.Directory d = StrategyRegistry.openDirectory("dir-mmap", index);
+        org.apache.lucene.index.DirectoryReader reader = org.apache.lucene.index.DirectoryReader.open(d)) {
+      mix = QueryMix.build(reader, 50, 42);
+      assertEquals(mix.fingerprint(), QueryMix.build(reader, 50, 42).fingerprint());
+      assertTrue(mix.fingerprint() != QueryMix.build(reader, 50, 43).fingerprint());
+      reference = QueryRun.reference(new org.apache.lucene.search.IndexSearcher(reader), mix);
+    }
+    java.util.Set<String> kinds = new java.util.TreeSet<>();
+    for (int i = 0; i < mix.size(); i++) {
+      kinds.add(mix.get(i).kind());
+    }
+    assertEquals(java.util.Set.of("and", "knn", "or", "phrase", "range", "term-high", "term-low", "term-medium"), kinds);
+    CacheSettings holding = CacheSettings.holding(BenchIndex.sizeOf(index), 16384);
+    for (String name : java.util.List.of("dir-pread", "dir-pread-readahead", "dir-niofs", "dir-mmap-random", "dir-cached")) {
+      try (org.apache.lucene.store.Directory d = StrategyRegistry.openDirectory(name, index, holding);
+          org.apache.lucene.index.DirectoryReader reader = org.apache.lucene.index.DirectoryReader.open(d)) {
+        org.apache.lucene.search.IndexSearcher searcher = new org.apache.lucene.search.IndexSearcher(reader);
+        CachedDirectories.preload(d);
+        CacheUse.Probe probe = CacheUse.probe(CachedDirectories.cacheOf(d));
+        QueryRun.Result r = QueryRun.run(searcher, mix, reference, 2, 0, 200, name);
+        assertTrue(name + " ran no queries", r.queries() > 0);
+        assertTrue(r.p99Micros() >= r.p50Micros());
+        CacheUse use = probe.done();
+        assertEquals(name, name.equals("dir-cached"), use != null);
+        if (use != null) {
+          assertEquals("the preloaded cache holds the index: no misses", 0, use.misses);
+          assertTrue(use.hits > 0);
+        }
+      }
+    }
+    assertThrows(IllegalArgumentException.class, () -> StrategyRegistry.openDirectory("dir-cached", index));
+    long[] wrong = reference.clone();
+    wrong[3] ^= 1;
+    try (org.apache.lucene.store.Directory d = StrategyRegistry.openDirectory("dir-pread", index);
+        org.apache.lucene.index.DirectoryReader reader = org.apache.lucene.index.DirectoryReader.open(d)) {
+      org.apache.lucene.search.IndexSearcher searcher = new org.apache.lucene.search.IndexSearcher(reader);
+      IllegalStateException e = assertThrows(IllegalStateException.class,
+          () -> QueryRun.run(searcher, mix, wrong, 1, 0, 10_000, "dir-pread"));
+      assertTrue(String.valueOf(e.getCause()), String.valueOf(e.getCause()).contains("query 3"));
+    }
+  }
+}
