@@ -83,7 +83,13 @@ import picocli.CommandLine.Option;
       "Lucene regimes (--regimes): warm, cold, pressure (a memory cgroup, a",
       "quarter of the index for page cache) and changing (the index fits, then a",
       "second process in the same cgroup takes memory until a quarter of it",
-      "does; QPS and p99 per second, stalls; with --full or when named).",
+      "does; QPS and p99 per second, stalls; with --full or when named);",
+      "and the operators' regimes under the same limit: throttled (the disk",
+      "capped at 3,000 read IOPS and 125 MB/s by an I/O cgroup), merge (a",
+      "force-merge through the same Directory during the queries) and",
+      "neighbour (another process in the group streams a large file); the",
+      "default run has a short version of each on dir-adaptive and",
+      "dir-mmap-random at 1 thread, --full every Directory and thread count.",
       "The report opens with a legend (class, configuration and JVM flags of",
       "each name) and the headline: dir-adaptive, dir-pread and dir-cached",
       "against the best of dir-mmap, dir-mmap-random and dir-niofs per regime",
@@ -101,8 +107,9 @@ final class BenchCommand implements Callable<Integer> {
   @Option(names = "--full", description = "Run the whole matrix (3 GiB index, 30 s cold, 4 GiB file, 1/2/4/8 threads, every prefetch distance and batch size, 8 KiB batches, more rounds).")
   boolean full;
 
-  @Option(names = "--regimes", split = ",", description = "Any of warm, cold, pressure, changing (default: warm,"
-      + " cold, pressure; all four with --full). changing is Lucene only.")
+  @Option(names = "--regimes", split = ",", description = "Any of warm, cold, pressure, changing, throttled, merge,"
+      + " neighbour (default: warm, cold, pressure and short throttled, merge and neighbour runs; all with --full)."
+      + " changing, throttled, merge and neighbour are Lucene only.")
   List<String> regimes;
 
   @Option(names = "--dir", description = "Folder for the data file (default: ${DEFAULT-VALUE}).")
@@ -312,12 +319,13 @@ final class BenchCommand implements Callable<Integer> {
     cacheBlockSize = (int) Format.parseBytes(cacheBlockSizeOption != null ? cacheBlockSizeOption
         : Integer.toString(dev.pread.cache.BlockCache.DEFAULT_BLOCK_SIZE));
     p.readSizes = readSizes.stream().mapToInt(x -> (int) Format.parseBytes(x)).toArray();
+    List<String> known = List.of("warm", "cold", "pressure", "changing", "throttled", "merge", "neighbour");
     p.regimes = this.regimes != null ? this.regimes
-        : full ? List.of("warm", "cold", "pressure", "changing") : List.of("warm", "cold", "pressure");
+        : full ? known : List.of("warm", "cold", "pressure", "throttled", "merge", "neighbour");
     for (String g : p.regimes) {
-      if (!List.of("warm", "cold", "pressure", "changing").contains(g)) {
+      if (!known.contains(g)) {
         throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
-            "unknown regime '" + g + "'; known: warm, cold, pressure, changing");
+            "unknown regime '" + g + "'; known: " + String.join(", ", known));
       }
     }
     p.warm = p.regimes.contains("warm");
@@ -357,6 +365,24 @@ final class BenchCommand implements Callable<Integer> {
     }
     p.luceneOptions = luceneOptions(p.warm, p.cold, p.pressure);
     p.luceneOptions.changing = p.regimes.contains("changing");
+    p.luceneOptions.throttled = p.regimes.contains("throttled");
+    p.luceneOptions.merge = p.regimes.contains("merge");
+    p.luceneOptions.neighbour = p.regimes.contains("neighbour");
+    if (!full) {
+      // Short versions: ours against the best alternative under a limit, 1 thread (the default run stays
+      // within 6 minutes on 2 cores); --full runs every Directory and thread count.
+      p.luceneOptions.operatorDirectories = p.luceneOptions.directories.stream()
+          .filter(d -> d.equals(dev.pread.bench.raw.StrategyRegistry.DIR_ADAPTIVE) || d.equals(DIR_MMAP_RANDOM)).toList();
+      p.luceneOptions.operatorThreads = new int[] {1};
+      p.luceneOptions.disturbedBeforeSeconds = 2;
+      p.luceneOptions.neighbourSeconds = 6;
+      p.luceneOptions.disturbedAfterSeconds = 6;
+    } else {
+      p.luceneOptions.disturbedBeforeSeconds = 5;
+      p.luceneOptions.neighbourSeconds = 20;
+      p.luceneOptions.disturbedAfterSeconds = 15;
+      p.luceneOptions.neighbourFileBytes = 4L << 30;
+    }
     if (p.lucene && !p.luceneOptions.changing && this.regimes == null) {
       r.skipped.add("lucene changing memory: not in the default run, which it would take past 6 minutes on 2 cores"
           + " (a worker per Directory, two thread counts, each with 10 s of settling); ./pread bench --regimes"

@@ -3,12 +3,15 @@ package dev.pread.bench.lucene;
 import dev.pread.bench.cache.CacheSettings;
 import dev.pread.bench.cache.CacheUse;
 import dev.pread.bench.pressure.CacheControl;
+import dev.pread.bench.pressure.DirtyLimit;
+import dev.pread.bench.pressure.IoThrottle;
 import dev.pread.bench.pressure.JvmFlags;
 import dev.pread.bench.pressure.MemoryCgroup;
 import dev.pread.bench.pressure.MemoryCheck;
 import dev.pread.bench.pressure.WorkerProcess;
 import dev.pread.bench.raw.DataFile;
 import dev.pread.bench.raw.StrategyRegistry;
+import dev.pread.bench.report.DisturbedResult;
 import dev.pread.bench.report.Format;
 import dev.pread.bench.report.Headline;
 import dev.pread.bench.report.Results;
@@ -66,6 +69,41 @@ public final class LuceneBench {
     public boolean cold;
     public boolean pressure;
     public boolean changing;
+    /** The regimes operators live with: a capped disk, a merge during search, a noisy neighbour. */
+    public boolean throttled;
+    public boolean merge;
+    public boolean neighbour;
+    /** Their Directories and thread counts; null: those of the other regimes. */
+    public List<String> operatorDirectories;
+    public int[] operatorThreads;
+    /** Merge and neighbour: seconds before, the longest the disturbance runs, seconds after. */
+    public double disturbedBeforeSeconds = 3;
+    public double neighbourSeconds = 8;
+    public double mergeCapSeconds = 120;
+    public double disturbedAfterSeconds = 8;
+    /** Neighbour: the size of the file it streams. */
+    public long neighbourFileBytes = 1L << 30;
+    /** Throttled: the read caps, a common general-purpose cloud volume's. */
+    public long throttleIops = 3000;
+    public long throttleBytesPerSecond = 125_000_000L;
+
+    /** The Directories of {@code regime}. */
+    List<String> directoriesOf(String regime) {
+      return isOperatorRegime(regime) && operatorDirectories != null ? operatorDirectories : directories;
+    }
+
+    /** The thread counts of {@code regime}. */
+    int[] threadsOf(String regime) {
+      return isOperatorRegime(regime) && operatorThreads != null ? operatorThreads : threads;
+    }
+  }
+
+  /** The machine's dirty page limit during the merge regime on cgroup v1 (see {@link DirtyLimit}). */
+  static final long MERGE_DIRTY_BYTES = 16L << 20;
+
+  /** Whether {@code regime} is one of the operators' regimes (throttled, merge, neighbour). */
+  static boolean isOperatorRegime(String regime) {
+    return regime.equals("throttled") || regime.equals("merge") || regime.equals("neighbour");
   }
 
   private LuceneBench() {}
@@ -73,8 +111,10 @@ public final class LuceneBench {
   /** Number of steps {@link #run} reports to its progress callback. */
   public static long steps(Options o) {
     long perRegime = (long) o.directories.size() * o.threads.length;
+    long perOperatorRegime = (long) o.directoriesOf("merge").size() * o.threadsOf("merge").length;
     return 2 + (o.warm ? perRegime * o.warmRounds : 0) + (o.cold ? perRegime : 0) + (o.pressure ? perRegime : 0)
-        + (o.changing ? perRegime : 0);
+        + (o.changing ? perRegime : 0)
+        + perOperatorRegime * ((o.throttled ? 1 : 0) + (o.merge ? 1 : 0) + (o.neighbour ? 1 : 0));
   }
 
   public static void run(Results r, Options o, Consumer<String> step) throws Exception {
@@ -96,9 +136,22 @@ public final class LuceneBench {
     }
     r.lucene.mixSize = mix.size();
     long budget = indexBytes / 4;
-    Optional<String> noCgroup = o.pressure || o.changing ? MemoryCgroup.unavailableReason() : Optional.empty();
+    boolean anyLimited = o.pressure || o.changing || o.throttled || o.merge || o.neighbour;
+    Optional<String> noCgroup = anyLimited ? MemoryCgroup.unavailableReason() : Optional.empty();
     if (noCgroup.isPresent()) {
-      r.skipped.add("lucene pressure and changing regimes: " + noCgroup.get());
+      r.skipped.add("lucene regimes under a memory limit (pressure, changing, throttled, merge, neighbour): "
+          + noCgroup.get());
+    }
+    Optional<String> noThrottle = o.throttled && noCgroup.isEmpty()
+        ? IoThrottle.unavailableReason(IoThrottle.CGROUP_ROOT, IoThrottle.SYS_DEV_BLOCK, index)
+        : Optional.empty();
+    if (noThrottle.isPresent()) {
+      r.skipped.add("lucene throttled: " + noThrottle.get());
+    }
+    Path neighbourFile = o.dataDir.resolve("neighbour-" + Format.bytes(o.neighbourFileBytes).replace(" ", "") + ".dat");
+    if (o.neighbour && noCgroup.isEmpty()) {
+      step.accept("lucene: the neighbour's file");
+      DataFile.ensure(neighbourFile, o.neighbourFileBytes);
     }
     List<String> regimes = new ArrayList<>();
     if (o.warm) {
@@ -121,122 +174,177 @@ public final class LuceneBench {
     if (o.changing && noCgroup.isEmpty()) {
       regimes.add("changing");
     }
+    if (o.throttled && noCgroup.isEmpty() && noThrottle.isEmpty()) {
+      regimes.add("throttled");
+    }
+    if (o.merge && noCgroup.isEmpty()) {
+      regimes.add("merge");
+    }
+    if (o.neighbour && noCgroup.isEmpty()) {
+      regimes.add("neighbour");
+    }
     long hits = 0;
     long minCache = Long.MAX_VALUE;
     long maxCache = 0;
     String where = "";
     for (String regime : regimes) {
       int rounds = regime.equals("warm") ? o.warmRounds : 1;
-      boolean limited = regime.equals("pressure") || regime.equals("changing");
-      for (int round = 0; round < rounds; round++) {
-        for (int k = 0; k < o.directories.size(); k++) {
-          String name = o.directories.get((k + round) % o.directories.size());
-          QueryWorkerCommand.Spec spec = new QueryWorkerCommand.Spec();
-          spec.index = index.toAbsolutePath().toString();
-          spec.regime = regime;
-          spec.directory = name;
-          spec.threads = o.threads;
-          spec.seconds = switch (regime) {
-            case "warm" -> o.warmSeconds;
-            case "cold" -> o.coldSeconds;
-            default -> o.pressureSeconds;
-          };
-          spec.firstQuery = round * 997;
-          spec.jitWarmupSeconds = o.jitWarmupSeconds;
-          spec.warmupCapSeconds = o.pressureWarmupCapSeconds;
-          spec.warmupBytes = budget;
-          spec.pageCacheBudget = budget;
-          spec.mixSize = mix.size();
-          spec.mixFingerprint = mix.fingerprint();
-          spec.reference = reference;
-          CacheSettings cache = cacheFor(regime, indexBytes, budget, o.cacheBlockSize);
-          spec.cacheBudget = cache.budgetBytes();
-          spec.cacheBlockSize = cache.blockSize();
-          spec.cacheNoAdmission = !o.cacheAdmission;
-          spec.cacheShare = o.cachePressureShare;
-          spec.growthSeconds = o.growthSeconds;
-          spec.indexBytes = indexBytes;
-          spec.phaseSeconds = o.changingSeconds;
-          spec.settleSeconds = o.changingSettleSeconds;
-          Results w;
-          MemoryCheck group = null;
-          if (limited) {
-            // Loose at first, with room for the whole index, so that the compile phase is the same for
-            // every Directory (an adaptive one reads its mappings); the worker sets the limit itself once
-            // it knows its own footprint.
-            long limit = Format.parseBytes(o.pressureHeap) + o.pressureOverhead
-                + indexBytes * 3 / 2;
-            try (MemoryCgroup cg = MemoryCgroup.create("pread-bench-q-" + ProcessHandle.current().pid(), limit)) {
-              where = cg.describe().replaceFirst(", limit .*", "");
-              try {
-                w = WorkerProcess.run("query-worker", spec, o.pressureHeap, cg, LuceneBench::isProgress, step);
-                hits += Math.max(0, cg.limitHits());
-                group = cg.check();
-                group.requireNoOom("lucene " + regime + " " + name);
-              } catch (IllegalStateException e) {
-                String why = failureReason(e);
-                step.accept("lucene " + regime + " " + name + " FAILED: " + why);
-                r.skipped.add("lucene " + regime + ", " + name + ": FAILED, the run went on: " + why);
-                for (int t : o.threads) {
-                  Results.QueryCell failed = new Results.QueryCell(regime, name, t, rounds);
-                  failed.failure = why;
-                  r.queryCells.add(failed);
-                  if (regime.equals("changing")) {
-                    Results.Changing c = new Results.Changing();
-                    c.directory = name;
-                    c.threads = t;
-                    c.indexBytes = indexBytes;
-                    c.failure = why;
-                    r.changing.add(c);
-                  }
+      boolean limited = !regime.equals("warm") && !regime.equals("cold");
+
+      List<String> dirs = o.directoriesOf(regime);
+      int[] threads = o.threadsOf(regime);
+      DirtyLimit dirty = regime.equals("merge") ? DirtyLimit.lowerOnV1(MERGE_DIRTY_BYTES) : null;
+      if (dirty != null) {
+        r.lucene.mergeDirtyLimit = DirtyLimit.describe(MERGE_DIRTY_BYTES);
+      }
+      try {
+        for (int round = 0; round < rounds; round++) {
+          for (int k = 0; k < dirs.size(); k++) {
+            String name = dirs.get((k + round) % dirs.size());
+            QueryWorkerCommand.Spec spec = new QueryWorkerCommand.Spec();
+            spec.index = index.toAbsolutePath().toString();
+            spec.regime = regime;
+            spec.directory = name;
+            spec.threads = threads;
+            spec.seconds = switch (regime) {
+              case "warm" -> o.warmSeconds;
+              case "cold" -> o.coldSeconds;
+              default -> o.pressureSeconds;
+            };
+            spec.firstQuery = round * 997;
+            spec.jitWarmupSeconds = o.jitWarmupSeconds;
+            spec.warmupCapSeconds = o.pressureWarmupCapSeconds;
+            spec.warmupBytes = budget;
+            spec.pageCacheBudget = budget;
+            spec.mixSize = mix.size();
+            spec.mixFingerprint = mix.fingerprint();
+            spec.reference = reference;
+            CacheSettings cache = cacheFor(regime, indexBytes, budget, o.cacheBlockSize);
+            spec.cacheBudget = cache.budgetBytes();
+            spec.cacheBlockSize = cache.blockSize();
+            spec.cacheNoAdmission = !o.cacheAdmission;
+            spec.cacheShare = o.cachePressureShare;
+            spec.growthSeconds = o.growthSeconds;
+            spec.indexBytes = indexBytes;
+            spec.phaseSeconds = o.changingSeconds;
+            spec.settleSeconds = o.changingSettleSeconds;
+            if (regime.equals("merge") || regime.equals("neighbour")) {
+              spec.phaseSeconds = o.disturbedBeforeSeconds;
+              spec.duringSeconds = regime.equals("merge") ? o.mergeCapSeconds : o.neighbourSeconds;
+              spec.afterSeconds = o.disturbedAfterSeconds;
+              spec.neighbourFile = neighbourFile.toAbsolutePath().toString();
+            }
+            Results w;
+            MemoryCheck group = null;
+            if (limited) {
+              // Loose at first, with room for the whole index, so that the compile phase is the same for
+              // every Directory (an adaptive one reads its mappings); the worker sets the limit itself once
+              // it knows its own footprint.
+              long limit = Format.parseBytes(o.pressureHeap) + o.pressureOverhead
+                  + indexBytes * 3 / 2;
+              try (MemoryCgroup cg = MemoryCgroup.create("pread-bench-q-" + ProcessHandle.current().pid(), limit);
+                  IoThrottle io = regime.equals("throttled")
+                      ? IoThrottle.create(IoThrottle.CGROUP_ROOT, IoThrottle.SYS_DEV_BLOCK,
+                          "pread-bench-io-" + ProcessHandle.current().pid(), index, o.throttleIops,
+                          o.throttleBytesPerSecond, cg.dir())
+                      : null) {
+                where = cg.describe().replaceFirst(", limit .*", "");
+                if (io != null) {
+                  r.lucene.throttle = io.describe();
                 }
-                continue;
-              } finally {
-                cg.killAll(); // a worker killed mid-run leaves its memory hog behind
+                try {
+                  w = WorkerProcess.run("query-worker", spec, o.pressureHeap, cg, io, LuceneBench::isProgress, step);
+                  hits += Math.max(0, cg.limitHits());
+                  group = cg.check();
+                  group.requireNoOom("lucene " + regime + " " + name);
+                } catch (IllegalStateException e) {
+                  String why = failureReason(e);
+                  step.accept("lucene " + regime + " " + name + " FAILED: " + why);
+                  r.skipped.add("lucene " + regime + ", " + name + ": FAILED, the run went on: " + why);
+                  for (int t : threads) {
+                    if (regime.equals("merge") || regime.equals("neighbour")) {
+                      DisturbedResult d = new DisturbedResult();
+                      d.regime = regime;
+                      d.directory = name;
+                      d.threads = t;
+                      d.failure = why;
+                      r.disturbed.add(d);
+                      continue;
+                    }
+                    Results.QueryCell failed = new Results.QueryCell(regime, name, t, rounds);
+                    failed.failure = why;
+                    r.queryCells.add(failed);
+                    if (regime.equals("changing")) {
+                      Results.Changing c = new Results.Changing();
+                      c.directory = name;
+                      c.threads = t;
+                      c.indexBytes = indexBytes;
+                      c.failure = why;
+                      r.changing.add(c);
+                    }
+                  }
+                  continue;
+                } finally {
+                  cg.killAll(); // a worker killed mid-run leaves its memory hog behind
+                }
+              }
+            } else {
+              w = WorkerProcess.run("query-worker", spec, "1g", null, LuceneBench::isProgress, step);
+            }
+            for (Results.QueryCell c : w.queryCells) {
+              Results.QueryCell mine = r.queryCell(regime, name, c.threads);
+              if (mine == null) {
+                mine = new Results.QueryCell(regime, name, c.threads, rounds);
+                r.queryCells.add(mine);
+              }
+              mine.qps[round] = c.qps[0];
+              mine.p50Micros[round] = c.p50Micros[0];
+              mine.p99Micros[round] = c.p99Micros[0];
+              mine.queries += c.queries;
+              mine.majorFaults = Math.max(0, mine.majorFaults) + Math.max(0, c.majorFaults);
+              mine.storageReadBytes = Math.max(0, mine.storageReadBytes) + Math.max(0, c.storageReadBytes);
+              mine.pageCacheBytes = c.pageCacheBytes;
+              if (c.deviceReads >= 0) {
+                mine.deviceReads = Math.max(0, mine.deviceReads) + c.deviceReads;
+              }
+              mine.cache = CacheUse.add(mine.cache, c.cache);
+              if (group != null && c.memory != null) {
+                MemoryCheck m = c.memory.withGroup(group);
+                m.limitBytes = w.lucene != null && w.lucene.pressureLimit > 0 ? w.lucene.pressureLimit : m.limitBytes;
+                mine.memory = MemoryCheck.worse(mine.memory, m);
+                mine.memory.requireNoOom("lucene " + regime + " " + name);
+              }
+              Results.QueryCell target = mine;
+              c.meanMicrosByKind.forEach((kind, v) -> target.meanMicrosByKind.merge(kind, v / rounds, Double::sum));
+              if (regime.equals("pressure") && c.pageCacheBytes >= 0) {
+                minCache = Math.min(minCache, c.pageCacheBytes);
+                maxCache = Math.max(maxCache, c.pageCacheBytes);
               }
             }
-          } else {
-            w = WorkerProcess.run("query-worker", spec, "1g", null, LuceneBench::isProgress, step);
-          }
-          for (Results.QueryCell c : w.queryCells) {
-            Results.QueryCell mine = r.queryCell(regime, name, c.threads);
-            if (mine == null) {
-              mine = new Results.QueryCell(regime, name, c.threads, rounds);
-              r.queryCells.add(mine);
+            r.changing.addAll(w.changing);
+            for (DisturbedResult d : w.disturbed) {
+              if (group != null && d.memory != null) {
+                d.memory = d.memory.withGroup(group);
+                d.memory.requireNoOom("lucene " + regime + " " + name);
+              }
+              r.disturbed.add(d);
             }
-            mine.qps[round] = c.qps[0];
-            mine.p50Micros[round] = c.p50Micros[0];
-            mine.p99Micros[round] = c.p99Micros[0];
-            mine.queries += c.queries;
-            mine.majorFaults = Math.max(0, mine.majorFaults) + Math.max(0, c.majorFaults);
-            mine.storageReadBytes = Math.max(0, mine.storageReadBytes) + Math.max(0, c.storageReadBytes);
-            mine.pageCacheBytes = c.pageCacheBytes;
-            mine.cache = CacheUse.add(mine.cache, c.cache);
-            if (group != null && c.memory != null) {
-              MemoryCheck m = c.memory.withGroup(group);
-              m.limitBytes = w.lucene != null && w.lucene.pressureLimit > 0 ? w.lucene.pressureLimit : m.limitBytes;
-              mine.memory = MemoryCheck.worse(mine.memory, m);
-              mine.memory.requireNoOom("lucene " + regime + " " + name);
+            if (w.lucene != null && w.lucene.pressureLimit > 0) {
+              r.lucene.pressureLimit = w.lucene.pressureLimit;
+              r.lucene.pressureOtherBytes = w.lucene.pressureOtherBytes;
             }
-            Results.QueryCell target = mine;
-            c.meanMicrosByKind.forEach((kind, v) -> target.meanMicrosByKind.merge(kind, v / rounds, Double::sum));
-            if (regime.equals("pressure") && c.pageCacheBytes >= 0) {
-              minCache = Math.min(minCache, c.pageCacheBytes);
-              maxCache = Math.max(maxCache, c.pageCacheBytes);
+            if (w.lucene != null && w.lucene.cachedSizing != null) {
+              r.lucene.cachedPressureBytes = w.lucene.cachedPressureBytes;
+              r.lucene.cachedSlackBytes = w.lucene.cachedSlackBytes;
+              r.lucene.slackFileBytes = w.lucene.slackFileBytes;
+              r.lucene.slackGrowthBytes = w.lucene.slackGrowthBytes;
+              r.lucene.cachedSizing = w.lucene.cachedSizing;
             }
           }
-          r.changing.addAll(w.changing);
-          if (w.lucene != null && w.lucene.pressureLimit > 0) {
-            r.lucene.pressureLimit = w.lucene.pressureLimit;
-            r.lucene.pressureOtherBytes = w.lucene.pressureOtherBytes;
-          }
-          if (w.lucene != null && w.lucene.cachedSizing != null) {
-            r.lucene.cachedPressureBytes = w.lucene.cachedPressureBytes;
-            r.lucene.cachedSlackBytes = w.lucene.cachedSlackBytes;
-            r.lucene.slackFileBytes = w.lucene.slackFileBytes;
-            r.lucene.slackGrowthBytes = w.lucene.slackGrowthBytes;
-            r.lucene.cachedSizing = w.lucene.cachedSizing;
-          }
+        }
+      } finally {
+        if (dirty != null) {
+          dirty.close();
         }
       }
     }
@@ -274,8 +382,40 @@ public final class LuceneBench {
           + " phase B", o.pressureHeap, where, Format.size(indexBytes), o.changingSeconds, o.changingSettleSeconds,
           o.changingSeconds, ChangingRun.INTERVAL_SECONDS, slackMethod(o)));
     }
+    String operatorDirs = String.join(", ", o.directoriesOf("merge"));
+    String operatorThreads = java.util.Arrays.toString(o.threadsOf("merge"));
+    if (regimes.contains("throttled")) {
+      r.regimes.put("lucene throttled", String.format(Locale.ROOT, "the pressure regime (the same limit and budget,"
+          + " set up the same way) with the worker also in an I/O cgroup that caps the reads of the index's disk"
+          + " like a general-purpose cloud volume: %s. Device reads per query are the group's own reads of that"
+          + " disk. Directories: %s; threads %s", r.lucene.throttle, operatorDirs, operatorThreads));
+    }
+    if (regimes.contains("merge")) {
+      r.regimes.put("lucene merge", String.format(Locale.ROOT, "search during a merge, under the pressure regime's"
+          + " limit (set up the same way). Per thread count, queries run without pause: %.1f s before; then another"
+          + " thread opens an IndexWriter on the same index through the same Directory and force-merges it to one"
+          + " segment (at most %.0f s), reading every segment as Lucene merges do and writing the merged one, which"
+          + " is rolled back at the end so the index is unchanged; then %.1f s after.%s Recovery: from the merge's end"
+          + " to the first of %d intervals of %.0f s in a row at %.0f%% of the QPS before. Hit ratio: of the block"
+          + " cache of the Directories that have one. Directories: %s; threads %s", o.disturbedBeforeSeconds,
+          o.mergeCapSeconds, o.disturbedAfterSeconds,
+          r.lucene.mergeDirtyLimit == null ? "" : " Cgroup v1 does not bound a group's dirty pages, and the merge's"
+              + " writes got every worker OOM-killed under the limit: the machine's " + r.lucene.mergeDirtyLimit
+              + " are set during this regime and restored after, as a v1 container that indexes must.", DisturbedRun.RECOVERY_WINDOW, DisturbedRun.INTERVAL_SECONDS,
+          DisturbedRun.RECOVERED_SHARE * 100, operatorDirs, operatorThreads));
+    }
+    if (regimes.contains("neighbour")) {
+      r.regimes.put("lucene neighbour", String.format(Locale.ROOT, "a noisy neighbour, under the pressure regime's"
+          + " limit (set up the same way). Per thread count, queries run without pause: %.1f s before; then a second"
+          + " process in the same memory group (a shell looping cat over a %s file, as a snapshot upload or log"
+          + " shipper would; the disk's own readahead applies) for %.1f s; then it is killed and %.1f s are measured"
+          + " after. Recovery as in the merge regime. Directories: %s; threads %s", o.disturbedBeforeSeconds,
+          Format.size(o.neighbourFileBytes), o.neighbourSeconds, o.disturbedAfterSeconds, operatorDirs,
+          operatorThreads));
+    }
     r.headline = Headline.compute(r.queryCells);
     changingRatios(r.changing);
+    disturbedRatios(r.disturbed);
     r.legend = legend(o, indexBytes, r.lucene);
   }
 
@@ -330,6 +470,30 @@ public final class LuceneBench {
     }
   }
 
+  /**
+   * Sets each merge or neighbour run's ratios to the best alternative during the disturbance (the
+   * highest QPS of the same regime and thread count) in QPS and in p99.
+   */
+  static void disturbedRatios(List<DisturbedResult> runs) {
+    for (DisturbedResult c : runs) {
+      if (c.failure != null) {
+        continue;
+      }
+      DisturbedResult best = null;
+      for (DisturbedResult alt : runs) {
+        if (alt.failure == null && alt.regime.equals(c.regime) && alt.threads == c.threads
+            && Headline.ALTERNATIVES.contains(alt.directory) && (best == null || alt.qps[1] > best.qps[1])) {
+          best = alt;
+        }
+      }
+      if (best != null && best.qps[1] > 0) {
+        c.bestDuring = best.directory;
+        c.ratioDuring = c.qps[1] / best.qps[1];
+        c.p99RatioDuring = best.p99Micros[1] > 0 ? c.p99Micros[1] / best.p99Micros[1] : Double.NaN;
+      }
+    }
+  }
+
   private static Results.Changing bestOf(List<Results.Changing> runs, String dir, int threads) {
     return runs.stream().filter(x -> x.directory.equals(dir) && x.threads == threads).findFirst().orElseThrow();
   }
@@ -355,7 +519,7 @@ public final class LuceneBench {
    * sizes it: {@link CacheSizing}).
    */
   static CacheSettings cacheFor(String regime, long indexBytes, long pageCacheBudget, int blockSize) {
-    if (regime.equals("pressure") || regime.equals("changing")) {
+    if (!regime.equals("warm") && !regime.equals("cold")) {
       long bytes = pageCacheBudget / 2 / blockSize * blockSize;
       return new CacheSettings(Math.max(blockSize, bytes), blockSize);
     }

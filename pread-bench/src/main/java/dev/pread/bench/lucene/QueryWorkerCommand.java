@@ -6,12 +6,14 @@ import dev.pread.bench.cache.CacheSettings;
 import dev.pread.bench.cache.CacheUse;
 import dev.pread.bench.cache.CachedDirectories;
 import dev.pread.bench.pressure.GroupSampler;
+import dev.pread.bench.pressure.IoThrottle;
 import dev.pread.bench.pressure.MemoryCgroup;
 import dev.pread.bench.pressure.MemoryCheck;
 import dev.pread.bench.pressure.ProcStats;
 import dev.pread.bench.pressure.SteadyState;
 import dev.pread.bench.pressure.WorkerFiles;
 import dev.pread.bench.raw.StrategyRegistry;
+import dev.pread.bench.report.DisturbedResult;
 import dev.pread.bench.report.Format;
 import dev.pread.bench.report.Results;
 import java.nio.file.Path;
@@ -76,6 +78,11 @@ public final class QueryWorkerCommand implements Callable<Integer> {
     long indexBytes;
     double phaseSeconds;
     double settleSeconds;
+    /** Merge and neighbour: the longest the disturbance runs, and the seconds measured after it. */
+    double duringSeconds;
+    double afterSeconds;
+    /** Neighbour: the file it streams. */
+    String neighbourFile;
 
     CacheSettings cache() {
       return cacheBudget > 0 ? new CacheSettings(cacheBudget, cacheBlockSize, !cacheNoAdmission) : null;
@@ -95,7 +102,7 @@ public final class QueryWorkerCommand implements Callable<Integer> {
       if (mix.fingerprint() != spec.mixFingerprint) {
         throw new IllegalStateException("the worker built another query mix than the parent");
       }
-      if (!spec.regime.equals("pressure")) {
+      if (!underLimit(spec.regime)) {
         LuceneBench.warmFiles(index); // keep the compile phase itself from waiting on the disk
       }
       QueryRun.run(new IndexSearcher(reader), mix, spec.reference, 1, 0, (long) (spec.jitWarmupSeconds * 1000), name);
@@ -123,7 +130,7 @@ public final class QueryWorkerCommand implements Callable<Integer> {
           }
         }
       }
-      case "pressure" -> {
+      case "pressure", "throttled", "merge", "neighbour" -> {
         CacheSizing.Growth growth = measuresSlack(spec) ? CacheSizing.growth(index, mix, spec) : null;
         LuceneBench.evict(index);
         long usage = MemoryCgroup.ownUsageBytes();
@@ -177,7 +184,16 @@ public final class QueryWorkerCommand implements Callable<Integer> {
           MemoryCgroup.resetOwnPeak();
           first = next[0];
           for (int t : spec.threads) {
-            first = measure(r, spec, d, searcher, mix, t, first);
+            if (spec.regime.equals("pressure") || spec.regime.equals("throttled")) {
+              first = measure(r, spec, d, searcher, mix, t, first);
+            } else {
+              DisturbedRun.Disturbance disturbance = spec.regime.equals("merge")
+                  ? new MergeDisturbance(d) : new Neighbour(Path.of(spec.neighbourFile));
+              DisturbedResult res = DisturbedRun.run(spec.regime, name, d, searcher, mix, spec.reference, t, first,
+                  spec.phaseSeconds, spec.duringSeconds, spec.afterSeconds, disturbance);
+              r.disturbed.add(res);
+              first += (int) res.queries;
+            }
           }
         }
       }
@@ -196,6 +212,14 @@ public final class QueryWorkerCommand implements Callable<Integer> {
     return 0;
   }
 
+  /** Whether {@code regime} runs under the pressure regime's limit (compiled without reading the index first). */
+  static boolean underLimit(String regime) {
+    return switch (regime) {
+      case "pressure", "throttled", "merge", "neighbour" -> true;
+      default -> false;
+    };
+  }
+
   /** Whether this worker sizes dir-cached's cache by the slack it measures. */
   private static boolean measuresSlack(Spec spec) {
     return spec.directory.equals(DIR_CACHED) && !(spec.cacheShare > 0);
@@ -207,9 +231,14 @@ public final class QueryWorkerCommand implements Callable<Integer> {
     Results.QueryCell c = new Results.QueryCell(spec.regime, spec.directory, threads, 1);
     CacheUse.Probe probe = CacheUse.probe(CachedDirectories.cacheOf(dir));
     ProcStats before = ProcStats.now();
+    long readsBefore = spec.regime.equals("throttled") ? IoThrottle.ownReadOps(Path.of(spec.index)) : -1;
     QueryRun.Result res =
         QueryRun.run(searcher, mix, spec.reference, threads, first, (long) (spec.seconds * 1000), spec.directory);
     ProcStats d = ProcStats.now().minus(before);
+    if (readsBefore >= 0) {
+      long readsAfter = IoThrottle.ownReadOps(Path.of(spec.index));
+      c.deviceReads = readsAfter >= 0 ? readsAfter - readsBefore : -1;
+    }
     c.qps[0] = res.qps();
     c.p50Micros[0] = res.p50Micros();
     c.p99Micros[0] = res.p99Micros();
@@ -217,12 +246,12 @@ public final class QueryWorkerCommand implements Callable<Integer> {
     c.meanMicrosByKind.putAll(res.meanMicrosByKind());
     c.majorFaults = d.majorFaults();
     c.storageReadBytes = d.storageReadBytes();
-    c.pageCacheBytes = spec.regime.equals("pressure") ? MemoryCgroup.ownPageCacheBytes() : -1;
+    c.pageCacheBytes = underLimit(spec.regime) ? MemoryCgroup.ownPageCacheBytes() : -1;
     c.cache = probe.done();
     if (c.cache != null) {
       c.cache.check("lucene " + spec.regime + " " + spec.directory);
     }
-    c.memory = spec.regime.equals("pressure") ? MemoryCheck.ownNow() : null;
+    c.memory = underLimit(spec.regime) ? MemoryCheck.ownNow() : null;
     r.queryCells.add(c);
     System.out.printf("lucene %s %s x%d: %.1f QPS%n", spec.regime, spec.directory, threads, res.qps());
     return first + (int) res.queries();

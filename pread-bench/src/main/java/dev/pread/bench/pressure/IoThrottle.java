@@ -18,7 +18,7 @@ import java.util.Optional;
  *
  * <p>Not thread-safe; {@link #close()} removes the group (after its processes have exited).
  */
-final class IoThrottle implements AutoCloseable {
+public final class IoThrottle implements AutoCloseable {
   private final Path dir;
   private final boolean v2;
   private final String device;
@@ -37,7 +37,7 @@ final class IoThrottle implements AutoCloseable {
    * Why reads of {@code file} cannot be throttled here (no writable blkio or io controller, or a
    * file on no block device), or empty if they can.
    */
-  static Optional<String> unavailableReason(Path cgroupRoot, Path sysDevBlock, Path file) {
+  public static Optional<String> unavailableReason(Path cgroupRoot, Path sysDevBlock, Path file) {
     try {
       device(sysDevBlock, file);
     } catch (IOException e) {
@@ -54,6 +54,10 @@ final class IoThrottle implements AutoCloseable {
         + " in " + cgroupRoot.resolve("cgroup.controllers") + "); run as root");
   }
 
+  /** Where the machine's cgroups and block devices are. */
+  public static final Path CGROUP_ROOT = Path.of("/sys/fs/cgroup");
+  public static final Path SYS_DEV_BLOCK = Path.of("/sys/dev/block");
+
   /**
    * Creates a group named {@code name} that caps reads of the disk holding {@code file}. On cgroup
    * v2 the cap is set in {@code v2Group} (the memory group the process also joins, since v2 has one
@@ -61,7 +65,7 @@ final class IoThrottle implements AutoCloseable {
    *
    * @throws IOException naming the file that could not be read or written
    */
-  static IoThrottle create(Path cgroupRoot, Path sysDevBlock, String name, Path file, long readIops,
+  public static IoThrottle create(Path cgroupRoot, Path sysDevBlock, String name, Path file, long readIops,
       long readBytesPerSecond, Path v2Group) throws IOException {
     if (readIops <= 0 || readBytesPerSecond <= 0) {
       throw new IllegalArgumentException("caps must be positive: " + readIops + " IOPS, " + readBytesPerSecond + " B/s");
@@ -127,8 +131,37 @@ final class IoThrottle implements AutoCloseable {
     return (dev & 0xffL) | ((dev >>> 12) & ~0xffL);
   }
 
+  /**
+   * Reads this process's I/O cgroup has made from the disk holding {@code file} so far (v1 {@code
+   * blkio.throttle.io_serviced}, v2 {@code io.stat} {@code rios}), or -1 if they cannot be read.
+   */
+  public static long ownReadOps(Path file) {
+    try {
+      String dev = device(Path.of("/sys/dev/block"), file);
+      Path root = Path.of("/sys/fs/cgroup");
+      for (String line : Files.readAllLines(Path.of("/proc/self/cgroup"))) {
+        String[] parts = line.split(":", 3);
+        if (parts.length != 3) {
+          continue;
+        }
+        if (List.of(parts[1].split(",")).contains("blkio")) {
+          Path dir = root.resolve("blkio").resolve(parts[2].substring(1));
+          return parseV1(Files.readAllLines(dir.resolve("blkio.throttle.io_serviced")), dev);
+        }
+        if (parts[0].equals("0") && Files.exists(root.resolve("cgroup.controllers"))
+            && !Files.isDirectory(root.resolve("blkio"))) {
+          Path dir = root.resolve(parts[2].substring(1));
+          return parseV2(Files.readAllLines(dir.resolve("io.stat")), dev, "rios");
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      // unknown
+    }
+    return -1;
+  }
+
   /** The command, run through sh so that the process joins the group before it starts (v1). */
-  List<String> wrap(List<String> command) {
+  public List<String> wrap(List<String> command) {
     if (v2) {
       return command; // the memory group's wrap puts it in the one group
     }
@@ -140,12 +173,12 @@ final class IoThrottle implements AutoCloseable {
   }
 
   /** Reads the group's processes made from the device so far, or -1 if the counters are unreadable. */
-  long readOps() {
+  public long readOps() {
     return v2 ? v2Stat("rios") : v1Stat("blkio.throttle.io_serviced");
   }
 
   /** Bytes the group's processes read from the device so far, or -1 if unreadable. */
-  long readBytes() {
+  public long readBytes() {
     return v2 ? v2Stat("rbytes") : v1Stat("blkio.throttle.io_service_bytes");
   }
 
@@ -191,7 +224,7 @@ final class IoThrottle implements AutoCloseable {
     return 0;
   }
 
-  String describe() {
+  public String describe() {
     return String.format(Locale.ROOT, "%s %s: reads of device %s capped at %d IOPS and %s/s",
         v2 ? "cgroup v2 io.max in" : "cgroup v1 blkio", dir, device, readIops, Format.size(readBytesPerSecond));
   }

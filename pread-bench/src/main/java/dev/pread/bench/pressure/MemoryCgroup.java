@@ -95,6 +95,11 @@ public final class MemoryCgroup implements AutoCloseable {
     return new MemoryCgroup(dir, v2, limitBytes);
   }
 
+  /** The group's folder. */
+  public Path dir() {
+    return dir;
+  }
+
   public String describe() {
     return (v2 ? "cgroup v2 " : "cgroup v1 ") + dir + ", limit " + Format.bytes(limit);
   }

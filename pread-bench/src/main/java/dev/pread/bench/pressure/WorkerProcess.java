@@ -40,6 +40,12 @@ public final class WorkerProcess {
 
   public static Results run(String command, Object spec, String heap, MemoryCgroup cgroup, Predicate<String> progress,
       Consumer<String> onLine) throws Exception {
+    return run(command, spec, heap, cgroup, null, progress, onLine);
+  }
+
+  /** As {@link #run(String, Object, String, MemoryCgroup, Predicate, Consumer)}, the worker also in {@code io}'s group. */
+  public static Results run(String command, Object spec, String heap, MemoryCgroup cgroup, IoThrottle io,
+      Predicate<String> progress, Consumer<String> onLine) throws Exception {
     Path tmp = Files.createTempDirectory("pread-bench-" + command);
     Path specFile = tmp.resolve("spec.json");
     Path outFile = tmp.resolve("out.json");
@@ -48,6 +54,9 @@ public final class WorkerProcess {
       Files.writeString(specFile, gson.toJson(spec));
       List<String> cmd = command(JvmFlags.worker(heap), command, "--spec", specFile.toString(), "--out",
           outFile.toString());
+      if (io != null) {
+        cmd = io.wrap(cmd);
+      }
       Process p = new ProcessBuilder(cgroup != null ? cgroup.wrap(cmd) : cmd).redirectErrorStream(true).start();
       List<String> log = new ArrayList<>();
       try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {

@@ -35,5 +35,7 @@ public final class DisturbedResult {
   public MemoryCheck memory;
   /** Ratio of the during-phase QPS to the best alternative's, set by the parent (NaN: none). */
   public double ratioDuring = Double.NaN;
+  /** Ratio of the during-phase p99 to that of the best alternative (by QPS), set by the parent (NaN: none). */
+  public double p99RatioDuring = Double.NaN;
   public String bestDuring;
 }

@@ -105,7 +105,7 @@ public final class Report {
     return md.toString();
   }
 
-  private static final List<String> LUCENE_REGIMES = List.of("warm", "pressure", "cold", "changing");
+  private static final List<String> LUCENE_REGIMES = List.of("warm", "pressure", "cold", "changing", "throttled");
 
   /**
    * The legend (what each strategy name is: class, configuration, JVM flags) and the headline
@@ -133,11 +133,12 @@ public final class Report {
   }
 
   private static String luceneTables(Results r) {
-    if (r.lucene == null || r.queryCells.isEmpty()) {
+    if (r.lucene == null || (r.queryCells.isEmpty() && r.disturbed.isEmpty())) {
       return "";
     }
     StringBuilder sb = new StringBuilder();
-    long queries = r.queryCells.stream().mapToLong(c -> c.queries).sum();
+    long queries = r.queryCells.stream().mapToLong(c -> c.queries).sum()
+        + r.disturbed.stream().mapToLong(d -> d.queries).sum();
     sb.append(String.format(Locale.ROOT, "### Lucene queries: %s index, %,d documents in %d segments%n%n",
         Format.size(r.lucene.indexBytes), r.lucene.docs, r.lucene.segments));
     sb.append(String.format(Locale.ROOT, "Corpus: %s. A seeded mix of %d queries (term queries of three frequency"
@@ -176,8 +177,105 @@ public final class Report {
       if (regime.equals("changing")) {
         sb.append(changingTable(r));
       }
+      if (regime.equals("throttled")) {
+        sb.append(perQueryTable(mine));
+      }
+    }
+    sb.append(disturbedTables(r));
+    return sb.toString();
+  }
+
+  /** Bytes and device reads per query of the throttled cells: what a capped volume charges for. */
+  private static String perQueryTable(List<Results.QueryCell> mine) {
+    StringBuilder sb = new StringBuilder("Per query, throttled (the fewest bytes and reads win on a capped volume):\n\n"
+        + "| directory | threads | KB read from storage per query | device reads per query | p99 (ms) |\n"
+        + "|---|---:|---:|---:|---:|\n");
+    for (Results.QueryCell c : mine) {
+      if (c.failure != null || c.queries <= 0) {
+        continue;
+      }
+      sb.append(String.format(Locale.ROOT, "| %s | %d | %s | %s | %.2f |%n", c.directory, c.threads,
+          c.storageReadBytes < 0 ? "?" : String.format(Locale.ROOT, "%.1f", c.storageReadBytes / 1e3 / c.queries),
+          c.deviceReads < 0 ? "?" : String.format(Locale.ROOT, "%.2f", (double) c.deviceReads / c.queries),
+          Stats.median(c.p99Micros) / 1000));
+    }
+    return sb.append('\n').toString();
+  }
+
+  /** The merge and neighbour runs: per phase QPS, p99, hit ratio and bytes read; recovery. */
+  private static String disturbedTables(Results r) {
+    StringBuilder sb = new StringBuilder();
+    for (String regime : List.of("merge", "neighbour")) {
+      List<DisturbedResult> mine = r.disturbed.stream().filter(d -> d.regime.equals(regime)).toList();
+      if (mine.isEmpty()) {
+        continue;
+      }
+      sb.append(String.format(Locale.ROOT, "#### %s (QPS and latency before, during and after; latency in ms)%n%n",
+          regime));
+      sb.append("| directory | threads | QPS before / during / after | during / before | during vs best alternative"
+          + " | p99 before / during / after | p99 during vs best alternative | recovery (s) | longest stall (s)"
+          + " | cache hit ratio before / during / after | MB read before / during / after |\n"
+          + "|---|---:|---|---:|---|---|---:|---:|---:|---|---|\n");
+      for (DisturbedResult d : mine) {
+        if (d.failure != null) {
+          sb.append(String.format(Locale.ROOT, "| %s | %d | FAILED: %s | | | | | | | | |%n", d.directory, d.threads,
+              d.failure.replace("|", "/")));
+          continue;
+        }
+        sb.append(String.format(Locale.ROOT, "| %s | %d | %.1f / %.1f / %.1f | %s | %s | %.1f / %.1f / %.1f | %s | %s"
+                + " | %.2f | %s | %.0f / %.0f / %.0f |%n",
+            d.directory, d.threads, d.qps[0], d.qps[1], d.qps[2],
+            d.qps[0] > 0 ? Format.ratio(d.qps[1] / d.qps[0]) : "",
+            Double.isNaN(d.ratioDuring) ? "" : Format.ratio(d.ratioDuring) + " (" + d.bestDuring + ")",
+            d.p99Micros[0] / 1000, d.p99Micros[1] / 1000, d.p99Micros[2] / 1000,
+            Double.isNaN(d.p99RatioDuring) ? "" : Format.ratio(d.p99RatioDuring),
+            d.recoverySeconds < 0 ? "not within the run" : String.format(Locale.ROOT, "%.1f", d.recoverySeconds),
+            d.stallSeconds,
+            Double.isNaN(d.hitRatio[0]) && Double.isNaN(d.hitRatio[1]) && Double.isNaN(d.hitRatio[2]) ? ""
+                : String.format(Locale.ROOT, "%s / %s / %s", hit(d.hitRatio[0]), hit(d.hitRatio[1]), hit(d.hitRatio[2])),
+            d.storageReadBytes[0] / 1e6, d.storageReadBytes[1] / 1e6, d.storageReadBytes[2] / 1e6));
+      }
+      mine.stream().filter(d -> d.failure == null).findFirst()
+          .ifPresent(d -> sb.append("\nThe disturbance: ").append(d.disturbance).append(".\n"));
+      sb.append('\n');
     }
     return sb.toString();
+  }
+
+  private static String hit(double ratio) {
+    return Double.isNaN(ratio) ? "-" : String.format(Locale.ROOT, "%.3f", ratio);
+  }
+
+  /** Per regime and thread count of the merge and neighbour runs: QPS over time, a line per Directory. */
+  private static List<String> disturbedCharts(Results r, Path folder) throws IOException {
+    List<String> names = new ArrayList<>();
+    for (String regime : List.of("merge", "neighbour")) {
+      List<DisturbedResult> ok = r.disturbed.stream()
+          .filter(d -> d.regime.equals(regime) && d.failure == null && d.intervalQps != null).toList();
+      for (int t : ok.stream().map(d -> d.threads).distinct().sorted().toList()) {
+        XYChart chart = new XYChartBuilder().width(1100).height(520)
+            .title(String.format(Locale.ROOT, "%s, %d thread%s: QPS per %.0f s (each line: its disturbance from %s)",
+                regime, t, t == 1 ? "" : "s", ok.get(0).intervalSeconds, "the end of 'before'"))
+            .xAxisTitle("seconds from the start of the queries").yAxisTitle("queries per second").build();
+        chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
+        for (DisturbedResult d : ok) {
+          if (d.threads != t) {
+            continue;
+          }
+          List<Double> xs = new ArrayList<>();
+          List<Double> ys = new ArrayList<>();
+          for (int i = 0; i < d.intervalQps.length; i++) {
+            xs.add((i + 0.5) * d.intervalSeconds);
+            ys.add(d.intervalQps[i]);
+          }
+          chart.addSeries(String.format(Locale.ROOT, "%s (%.0f-%.0f s)", d.directory, d.start, d.end), xs, ys);
+        }
+        String name = String.format(Locale.ROOT, "%s-qps-%dt.png", regime, t);
+        BitmapEncoder.saveBitmap(chart, folder.resolve(name).toString(), BitmapEncoder.BitmapFormat.PNG);
+        names.add(name);
+      }
+    }
+    return names;
   }
 
   /** The cell, or null when it failed or is missing. */
@@ -509,6 +607,7 @@ public final class Report {
       names.add(0, name);
     }
     names.addAll(changingCharts(r, folder));
+    names.addAll(disturbedCharts(r, folder));
     if (!r.prefetchDistance.isEmpty()) {
       XYChart chart = new XYChartBuilder().width(900).height(520)
           .title("Prefetch distance under memory pressure (random 8 KiB preads, 1 thread)")

@@ -78,6 +78,8 @@ public final class Results {
     public long majorFaults = -1;
     public long storageReadBytes = -1;
     /** Pressure only: page cache charged to the group at the end of the cell. */
+    /** Reads the worker's I/O group made from the index's disk in the cell (throttled regime), or -1. */
+    public long deviceReads = -1;
     public long pageCacheBytes = -1;
     /** Mean latency per query kind over all rounds, in microseconds. */
     public java.util.Map<String, Double> meanMicrosByKind = new java.util.TreeMap<>();
@@ -121,6 +123,10 @@ public final class Results {
     public long slackGrowthBytes = -1;
     /** How dir-cached's cache under pressure was sized, in words. */
     public String cachedSizing;
+    /** Merge: the dirty page limits set during it (cgroup v1), or null. */
+    public String mergeDirtyLimit;
+    /** Throttled: the I/O group's caps. */
+    public String throttle;
   }
 
   /** One row of the legend: what a strategy name stands for. */
@@ -196,6 +202,8 @@ public final class Results {
   public List<Headline.Cell> headline = new ArrayList<>();
   /** The changing-memory regime's runs. */
   public List<Changing> changing = new ArrayList<>();
+  /** The merge and noisy-neighbour runs. */
+  public List<DisturbedResult> disturbed = new ArrayList<>();
 
   public QueryCell queryCell(String regime, String directory, int threads) {
     for (QueryCell c : queryCells) {
