@@ -83,6 +83,19 @@ public class AdaptiveDirectory extends FSDirectory {
     return new AdaptiveRegime(mode, ContainerMemory.system(), cacheBytes);
   }
 
+  /**
+   * What the adaptive directories of this JVM do, in one line for a log: the mode ({@code
+   * dev.pread.adaptive.mode}), when they switch to the block cache and its size ({@code
+   * dev.pread.adaptive.cache.bytes}, or the formula of the memory left for file pages with the
+   * figures the kernel reports now). Every switch is logged on its own when it happens.
+   *
+   * @throws IllegalArgumentException if one of the system properties is invalid, as the first
+   *     directory's constructor would
+   */
+  public static String describeRegime() {
+    return AdaptiveRegime.shared().describe();
+  }
+
   /** The regime this directory follows; for tests. */
   AdaptiveRegime regime() {
     return regime;

@@ -423,6 +423,47 @@ final class AdaptiveRegime {
     return budget;
   }
 
+  /**
+   * What this regime does, in one line for an operator's log: the mode, the rule or the cache's
+   * size it follows, and the memory figures it reads now with the formula of the memory left for
+   * file pages. Reads the figures anew; if they cannot be read, says so instead of them.
+   */
+  String describe() {
+    lock.lock();
+    try {
+      String name = "mode " + mode.name().toLowerCase(Locale.ROOT);
+      if (!nativeAccess) {
+        return name + ": memory mappings only, with no block cache (native access is off: "
+            + NativeAccess.unavailableReason().orElse("?") + ")";
+      }
+      if (mode == Mode.MAPPED) {
+        return name + " (" + MODE_PROPERTY + "): memory mappings always, with no block cache";
+      }
+      String fixed = fixedCacheBytes > 0 ? (fixedCacheBytes >> 20) + " MiB (" + CACHE_BYTES_PROPERTY + ")" : null;
+      String figures;
+      long budget;
+      try {
+        StringBuilder why = new StringBuilder();
+        budget = budgetForFiles(why);
+        figures = (budget >> 20) + " MiB now = " + why;
+      } catch (IOException e) {
+        budget = -1;
+        figures = "unknown now, the memory figures cannot be read: " + e.getMessage();
+      }
+      String left = "the memory left for file pages (" + figures + "; slack = " + MIN_SLACK_MIB + " MiB + "
+          + SLACK_PERCENT + "% of the limit)";
+      String cacheSize = fixed != null ? fixed : "the memory left for file pages, at least " + (MIN_CACHE_BYTES >> 20) + " MiB";
+      return switch (mode) {
+        case CACHED -> name + " (" + MODE_PROPERTY + "): a block cache of " + cacheSize + " always; " + left;
+        case ALTERNATE -> name + " (" + MODE_PROPERTY + ", for tests): switches at every open, clone, slice and prefetch";
+        default -> name + ": memory mappings while the open index files are at most " + FIT_SHARE + " of " + left
+            + "; beyond that a block cache of " + cacheSize + ", and mappings again below " + UNFIT_SHARE;
+      };
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** The slack left beside file pages for the JVM's own files and growth. */
   static long slackBytes(long limitBytes) {
     return (MIN_SLACK_MIB << 20) + limitBytes / 100 * SLACK_PERCENT;

@@ -158,6 +158,35 @@ public class TestAdaptiveRegime extends LuceneTestCase {
     }
   }
 
+  public void testDescribeNamesTheModeTheSizeAndTheFormulaWithItsFigures() throws IOException {
+    assumeTrue("needs native access", dev.pread.nativeio.NativeAccess.isAvailable());
+    FakeProc fake = new FakeProc(createTempDir("proc")).meminfo(24L << 30, 20L << 30);
+    long limit = 1024 * MIB;
+    Path group = fake.cgroupV2("/c", Long.toString(limit), 100 * MIB, 0, 0);
+    long slack = AdaptiveRegime.slackBytes(limit);
+    long left = (limit - 100 * MIB - slack) >> 20;
+
+    String auto = new AdaptiveRegime(AdaptiveRegime.Mode.AUTO, fake.memory(), 0).describe();
+    assertTrue(auto, auto.startsWith("mode auto: memory mappings while the open index files are at most 0.9 of the"
+        + " memory left for file pages (" + left + " MiB now = limit 1024 MiB - unreclaimable 100 MiB + block cache 0 MiB"
+        + " - slack " + (slack >> 20) + " MiB, from " + group + " (cgroup v2); slack = 48 MiB + 2% of the limit)"));
+    assertTrue(auto, auto.endsWith("beyond that a block cache of the memory left for file pages, at least 16 MiB,"
+        + " and mappings again below 0.7"));
+
+    String fixed = new AdaptiveRegime(AdaptiveRegime.Mode.AUTO, fake.memory(), 64 * MIB).describe();
+    assertTrue(fixed, fixed.contains("beyond that a block cache of 64 MiB (dev.pread.adaptive.cache.bytes)"));
+    String cached = new AdaptiveRegime(AdaptiveRegime.Mode.CACHED, fake.memory(), 64 * MIB).describe();
+    assertTrue(cached, cached.startsWith("mode cached (dev.pread.adaptive.mode): a block cache of 64 MiB"
+        + " (dev.pread.adaptive.cache.bytes) always"));
+    String mapped = new AdaptiveRegime(AdaptiveRegime.Mode.MAPPED, fake.memory(), 0).describe();
+    assertEquals("mode mapped (dev.pread.adaptive.mode): memory mappings always, with no block cache", mapped);
+
+    fake.write(group.resolve("memory.max"), "abc\n");
+    String unreadable = new AdaptiveRegime(AdaptiveRegime.Mode.AUTO, fake.memory(), 0).describe();
+    assertTrue(unreadable, unreadable.contains("unknown now, the memory figures cannot be read: "
+        + group.resolve("memory.max") + ": not a byte count: \"abc\""));
+  }
+
   private static void setCurrent(FakeProc fake, Path group, long bytes) {
     fake.write(group.resolve("memory.current"), bytes + "\n");
     fake.write(group.resolve("memory.stat"), "anon " + bytes + "\nactive_file 0\ninactive_file 0\n");

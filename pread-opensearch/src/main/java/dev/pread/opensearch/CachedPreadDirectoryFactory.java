@@ -4,6 +4,7 @@ import dev.pread.cache.BlockCache;
 import dev.pread.store.CachedPreadDirectory;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.LockFactory;
@@ -13,8 +14,8 @@ import org.opensearch.index.IndexSettings;
  * Creates the {@link CachedPreadDirectory} of a shard of an index with {@code index.store.type:
  * pread_cached}: it reads with {@code O_DIRECT} into the node's one {@link BlockCache} ({@link
  * NodeBlockCache}), which it does not close. {@link PreadStoreSettings#PREFETCH} applies; the
- * buffer size and read advice of store type {@code pread} do not (the cache has its own blocks, and
- * {@code O_DIRECT} reads take no advice).
+ * buffer size and read advice of store type {@code pread_plain} do not (the cache has its own
+ * blocks, and {@code O_DIRECT} reads take no advice).
  *
  * <p>Without native access there is no cache, and the directory reads through {@code
  * NIOFSDirectory}'s inputs ({@link CachedPreadDirectory#isCached()} is false). OpenSearch wraps the
@@ -24,6 +25,7 @@ public class CachedPreadDirectoryFactory extends ShardDirectoryFactory {
   private final NodeBlockCache nodeCache;
 
   CachedPreadDirectoryFactory(NodeBlockCache nodeCache) {
+    super("pread_cached", List.of(PreadStoreSettings.PREFETCH));
     this.nodeCache = nodeCache;
   }
 

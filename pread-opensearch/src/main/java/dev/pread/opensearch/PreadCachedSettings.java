@@ -22,14 +22,8 @@ public final class PreadCachedSettings {
   /** Prefix shared by the node settings of store type {@code pread_cached}. */
   public static final String PREFIX = "node.store.pread_cached.";
 
-  /** The share of physical memory the default {@link #SIZE} takes: 10 percent. */
-  public static final int DEFAULT_SIZE_PERCENT = 10;
-
-  /** The most the default {@link #SIZE} takes, whatever the physical memory: 4 GiB. */
-  public static final ByteSizeValue DEFAULT_SIZE_CAP = new ByteSizeValue(4, ByteSizeUnit.GB);
-
-  /** The default {@link #SIZE} where the JVM cannot tell the physical memory: 256 MiB. */
-  public static final ByteSizeValue DEFAULT_SIZE_UNKNOWN_MEMORY = new ByteSizeValue(256, ByteSizeUnit.MB);
+  /** The value of {@link #SIZE} that sizes the cache from the container: its default. */
+  public static final String AUTO = "auto";
 
   /** Most blocks a {@link BlockCache} can index. */
   static final long MAX_BLOCKS = 1L << 27;
@@ -56,14 +50,14 @@ public final class PreadCachedSettings {
 
   /**
    * Bytes of block data in the node's cache, allocated as it fills and held until the node stops.
-   * At least one block, below the node's physical memory, and at most 2^27 blocks. The default is
-   * {@value #DEFAULT_SIZE_PERCENT}% of the physical memory the JVM sees (a container's limit where
-   * one is set) but at most {@link #DEFAULT_SIZE_CAP}: see {@link #defaultSize(long)}.
+   * At least one block, below the node's physical memory, and at most 2^27 blocks; or {@value
+   * #AUTO}, the default: sized from the container when the cache is built ({@link
+   * NodeCacheSizing}). {@link #get} gives {@value #AUTO} as -1 bytes.
    */
   public static final Setting<ByteSizeValue> SIZE =
       new Setting<>(
           new Setting.SimpleKey(SIZE_KEY),
-          settings -> defaultSize(PhysicalMemory.BYTES).getStringRep(),
+          settings -> AUTO,
           value -> parseSize(value, SIZE_KEY, PhysicalMemory.BYTES),
           new SizeFitsBlocks(),
           Property.NodeScope);
@@ -88,37 +82,17 @@ public final class PreadCachedSettings {
   }
 
   /**
-   * The default cache size on a machine with {@code physicalMemory} bytes (0 or less: unknown):
-   * {@value #DEFAULT_SIZE_PERCENT}% of it, at most {@link #DEFAULT_SIZE_CAP}, in whole mebibytes;
-   * {@link #DEFAULT_SIZE_UNKNOWN_MEMORY} when unknown.
-   *
-   * <p>Why a share of memory: the cache stands in for the page cache for these indices ({@code
-   * O_DIRECT} reads bypass it), so it should grow with the machine as the page cache does; a fixed
-   * small default would send most reads of a large index to storage. Why 10%: the same share
-   * OpenSearch gives its own node-wide caches by default, leaving the page cache to everything else
-   * (other indices, the translog, merges). Why a cap: the memory is taken as the cache fills and
-   * never given back while the node runs, and its index on the Java heap grows with it (about 86
-   * bytes per block, 22 MiB at 4 GiB of 16 KiB blocks); a larger cache should be a decision, set
-   * with {@link #SIZE}.
-   */
-  public static ByteSizeValue defaultSize(long physicalMemory) {
-    if (physicalMemory <= 0) {
-      return DEFAULT_SIZE_UNKNOWN_MEMORY;
-    }
-    long share = Math.min(physicalMemory / 100 * DEFAULT_SIZE_PERCENT, DEFAULT_SIZE_CAP.getBytes());
-    long mebibytes = Math.max(1, share >> 20);
-    return new ByteSizeValue(mebibytes, ByteSizeUnit.MB);
-  }
-
-  /**
-   * A byte size of at least {@link #MIN_BLOCK_SIZE} and, when {@code physicalMemory} is known
-   * (positive), below it.
+   * {@value #AUTO} (as -1 bytes), or a byte size of at least {@link #MIN_BLOCK_SIZE} and, when
+   * {@code physicalMemory} is known (positive), below it.
    */
   static ByteSizeValue parseSize(String value, String settingKey, long physicalMemory) {
+    if (AUTO.equals(value)) {
+      return new ByteSizeValue(-1);
+    }
     ByteSizeValue size = PreadStoreSettings.parseByteSize(value, settingKey);
     if (size.getBytes() < MIN_BLOCK_SIZE.getBytes()) {
       throw new IllegalArgumentException(
-          "invalid value [" + value + "] for setting [" + settingKey + "]: must be at least " + MIN_BLOCK_SIZE);
+          "invalid value [" + value + "] for setting [" + settingKey + "]: must be at least " + MIN_BLOCK_SIZE + ", or " + AUTO);
     }
     if (physicalMemory > 0 && size.getBytes() >= physicalMemory) {
       throw new IllegalArgumentException(
@@ -174,6 +148,9 @@ public final class PreadCachedSettings {
 
     @Override
     public void validate(ByteSizeValue size, Map<Setting<?>, Object> settings) {
+      if (size.getBytes() < 0) {
+        return; // auto: NodeCacheSizing makes whole blocks
+      }
       ByteSizeValue blockSize = (ByteSizeValue) settings.get(BLOCK_SIZE);
       long blocks = size.getBytes() / blockSize.getBytes();
       if (blocks < 1) {

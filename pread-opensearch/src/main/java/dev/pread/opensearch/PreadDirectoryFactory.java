@@ -8,11 +8,15 @@ import org.apache.lucene.store.LockFactory;
 import org.opensearch.index.IndexSettings;
 
 /**
- * Creates the {@link PreadDirectory} of a shard of an index with {@code index.store.type: pread},
- * configured from {@link PreadStoreSettings}. OpenSearch wraps it (store statistics, checksums), so
- * reach it with {@code FilterDirectory.unwrap}.
+ * Creates the {@link PreadDirectory} of a shard of an index with {@code index.store.type:
+ * pread_plain}, configured from {@link PreadStoreSettings} (all three apply). OpenSearch wraps it
+ * (store statistics, checksums), so reach it with {@code FilterDirectory.unwrap}.
  */
 public class PreadDirectoryFactory extends ShardDirectoryFactory {
+
+  PreadDirectoryFactory() {
+    super("pread_plain", PreadStoreSettings.all());
+  }
 
   @Override
   public Directory newFSDirectory(Path location, LockFactory lockFactory, IndexSettings indexSettings)

@@ -8,14 +8,16 @@ import org.opensearch.core.common.unit.ByteSizeUnit;
 import org.opensearch.core.common.unit.ByteSizeValue;
 
 /**
- * The index settings of store type {@code pread}; {@link #PREFETCH} applies to {@code pread_cached}
- * too (whose node settings are {@link PreadCachedSettings}). Each is an index setting that may also
- * be set in {@code opensearch.yml} as the default for the node's indices. None is dynamic: a
- * directory reads them when a shard opens, so change them on a closed index (they apply when it is
- * opened again).
+ * The index settings of store type {@code pread_plain}; {@link #PREFETCH} applies to {@code
+ * pread_cached} too (whose node settings are {@link PreadCachedSettings}), and none applies to
+ * {@code pread}, whose directory takes no setting. A store type accepts the ones it does not read
+ * and ignores them, with a warning when the shard opens if the index sets them itself. Each is an
+ * index setting that may also be set in {@code opensearch.yml} as the default for the node's
+ * indices. None is dynamic: a directory reads them when a shard opens, so change them on a closed
+ * index (they apply when it is opened again).
  */
 public final class PreadStoreSettings {
-  /** Prefix shared by the settings of store type {@code pread}. */
+  /** Prefix shared by these settings. */
   public static final String PREFIX = "index.store.pread.";
 
   /** Smallest {@link #BUFFER_SIZE}: {@link PreadDirectory#MIN_BUFFER_SIZE} bytes. */
@@ -48,9 +50,9 @@ public final class PreadStoreSettings {
           Property.NodeScope);
 
   /**
-   * Whether {@code IndexInput.prefetch} acts ({@code true}) or does nothing. With {@code pread} it
-   * asks the kernel to read ahead; with {@code pread_cached} it loads missing blocks into the
-   * node's cache on the cache's prefetch threads.
+   * Whether {@code IndexInput.prefetch} acts ({@code true}) or does nothing. With {@code
+   * pread_plain} it asks the kernel to read ahead; with {@code pread_cached} it loads missing blocks
+   * into the node's cache on the cache's prefetch threads.
    */
   public static final Setting<Boolean> PREFETCH =
       new Setting<>(
@@ -62,7 +64,7 @@ public final class PreadStoreSettings {
 
   private PreadStoreSettings() {}
 
-  /** The index settings of store type {@code pread}, to register with OpenSearch. */
+  /** The index settings of store type {@code pread_plain}, to register with OpenSearch. */
   public static List<Setting<?>> all() {
     return List.of(BUFFER_SIZE, READ_ADVICE, PREFETCH);
   }

@@ -12,8 +12,14 @@ import org.opensearch.plugins.IndexStorePlugin;
  * shared by several types are registered once.
  */
 enum PreadStoreType {
+  /**
+   * {@link dev.pread.store.AdaptiveDirectory}: memory mappings while the open index files fit in the
+   * memory left for file pages, a JVM-wide block cache once they do not. No index setting.
+   */
+  PREAD("pread", cache -> new AdaptiveDirectoryFactory(), List.of()),
+
   /** {@link dev.pread.store.PreadDirectory}: positional pread into per-input heap buffers. */
-  PREAD("pread", cache -> new PreadDirectoryFactory(), PreadStoreSettings.all()),
+  PREAD_PLAIN("pread_plain", cache -> new PreadDirectoryFactory(), PreadStoreSettings.all()),
 
   /**
    * {@link dev.pread.store.CachedPreadDirectory}: {@code O_DIRECT} reads into the node's one

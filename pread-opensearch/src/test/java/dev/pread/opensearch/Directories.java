@@ -6,6 +6,7 @@ import static org.junit.Assert.assertSame;
 import static org.junit.Assert.assertTrue;
 
 import dev.pread.cache.BlockCache;
+import dev.pread.store.AdaptiveDirectory;
 import dev.pread.store.CachedPreadDirectory;
 import dev.pread.store.PreadDirectory;
 import java.util.ArrayList;
@@ -49,6 +50,27 @@ final class Directories {
       if (service.index().getName().equals(index)) {
         for (IndexShard shard : service) {
           result.add(of(shard));
+        }
+      }
+    }
+    return result;
+  }
+
+  /** The AdaptiveDirectory under the wrappers of one shard's store; fails if it is anything else. */
+  static AdaptiveDirectory adaptive(IndexShard shard) {
+    Directory store = shard.store().directory();
+    Directory inner = FilterDirectory.unwrap(store);
+    assertTrue(shard.shardId() + ": expected an AdaptiveDirectory under " + store + ", found " + inner, inner instanceof AdaptiveDirectory);
+    return (AdaptiveDirectory) inner;
+  }
+
+  /** The AdaptiveDirectories of every copy of {@code index} on this node (primaries and replicas). */
+  static List<AdaptiveDirectory> adaptiveOnNode(IndicesService indices, String index) {
+    List<AdaptiveDirectory> result = new ArrayList<>();
+    for (IndexService service : indices) {
+      if (service.index().getName().equals(index)) {
+        for (IndexShard shard : service) {
+          result.add(adaptive(shard));
         }
       }
     }

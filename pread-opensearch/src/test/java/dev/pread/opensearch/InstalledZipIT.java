@@ -21,7 +21,7 @@ import org.opensearch.test.OpenSearchSingleNodeTestCase;
 
 /**
  * The plugin as users install it: the zip unpacked into the node's {@code plugins/} directory and
- * loaded by OpenSearch's plugin class loader, serving both store types. Neither the plugin's classes
+ * loaded by OpenSearch's plugin class loader, serving its three store types. Neither the plugin's classes
  * nor pread-core are on this JVM's class path (the failsafe executions leave them out), so
  * everything below goes through the installed jars, and the directories are inspected by
  * reflection.
@@ -62,6 +62,15 @@ public class InstalledZipIT extends OpenSearchSingleNodeTestCase {
   }
 
   public void testInstalledPluginServesStoreTypePread() throws Exception {
+    String index = "installed-adaptive";
+    Directory inner = createIndexOf(index, Settings.builder().put("index.store.type", "pread"), "dev.pread.store.AdaptiveDirectory");
+    indexSearchMergeDelete(index);
+    // A tiny index fits in memory: mappings, natively or not (without native access there is no cache).
+    assertEquals("MAPPINGS", inner.getClass().getMethod("readPath").invoke(inner).toString());
+    assertAcked(client().admin().indices().prepareDelete(index));
+  }
+
+  public void testInstalledPluginServesStoreTypePreadPlain() throws Exception {
     NodeInfo node =
         client().admin().cluster().prepareNodesInfo().clear().addMetric(NodesInfoRequest.Metric.PLUGINS.metricName()).get().getNodes().get(0);
     List<PluginInfo> plugins = node.getInfo(PluginsAndModules.class).getPluginInfos();
@@ -71,7 +80,7 @@ public class InstalledZipIT extends OpenSearchSingleNodeTestCase {
 
     String index = "installed";
     Directory inner =
-        createIndexOf(index, Settings.builder().put("index.store.type", "pread").put("index.store.pread.buffer_size", "32kb"),
+        createIndexOf(index, Settings.builder().put("index.store.type", "pread_plain").put("index.store.pread.buffer_size", "32kb"),
             "dev.pread.store.PreadDirectory");
     Class<?> type = inner.getClass();
     assertEquals(32 * 1024, type.getMethod("getBufferSize").invoke(inner));
@@ -83,6 +92,12 @@ public class InstalledZipIT extends OpenSearchSingleNodeTestCase {
       assertTrue(reason + " should contain: " + expected, reason.map(r -> r.toString().contains(expected)).orElse(false));
     }
 
+    indexSearchMergeDelete(index);
+    assertAcked(client().admin().indices().prepareDelete(index));
+  }
+
+  /** Index, search, delete documents, force-merge to one segment, search again. */
+  private void indexSearchMergeDelete(String index) {
     TestDocs.index(client(), index, 0, 1200);
     client().admin().indices().prepareRefresh(index).get();
     client().admin().indices().prepareFlush(index).get();
@@ -92,7 +107,6 @@ public class InstalledZipIT extends OpenSearchSingleNodeTestCase {
     client().admin().indices().prepareRefresh(index).get();
     TestDocs.assertSearches(client(), index, null, IntStream.range(100, 1200));
     TestDocs.assertStoredDocuments(client(), index, 100, 1199);
-    assertAcked(client().admin().indices().prepareDelete(index));
   }
 
   public void testInstalledPluginServesStoreTypePreadCached() throws Exception {

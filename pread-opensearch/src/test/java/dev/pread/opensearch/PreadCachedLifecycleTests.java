@@ -9,6 +9,7 @@ import static org.junit.Assume.assumeTrue;
 
 import dev.pread.cache.BlockCache;
 import dev.pread.cache.BlockCacheStats;
+import dev.pread.store.AdaptiveDirectory;
 import dev.pread.store.CachedPreadDirectory;
 import dev.pread.store.PreadDirectory;
 import java.nio.file.Path;
@@ -138,15 +139,74 @@ public class PreadCachedLifecycleTests {
   @Test
   public void aNodeWithoutPreadCachedShardsBuildsNoCache() throws Exception {
     PreadStorePlugin plugin = new PreadStorePlugin(Settings.EMPTY);
-    Path a = tmp.newFolder("a").toPath();
     IndexSettings settings =
         IndexSettingsModule.newIndexSettings("a", Settings.EMPTY, PreadStoreSettings.all().toArray(new Setting<?>[0]));
+    Path a = tmp.newFolder("a").toPath();
     try (Directory directory = plugin.getDirectoryFactories().get("pread").newFSDirectory(a, FSLockFactory.getDefault(), settings)) {
-      assertTrue(directory instanceof PreadDirectory);
+      assertTrue("pread: " + directory, directory instanceof AdaptiveDirectory);
+      byte[] data = new byte[100_000];
+      new Random(7).nextBytes(data);
+      write(directory, "f", data);
+      readAll(directory, "f", data);
+    }
+    Path b = tmp.newFolder("b").toPath();
+    try (Directory directory = plugin.getDirectoryFactories().get("pread_plain").newFSDirectory(b, FSLockFactory.getDefault(), settings)) {
+      assertTrue("pread_plain: " + directory, directory instanceof PreadDirectory);
     }
     assertTrue(plugin.blockCache().current().isEmpty());
     plugin.close();
     assertTrue(plugin.blockCache().current().isEmpty());
+  }
+
+  @Test
+  public void withoutASizeTheCacheIsSizedFromTheContainer() throws Exception {
+    assumeTrue("native access: " + PreadDirectory.nativeUnavailableReason(), PreadDirectory.nativeUnavailableReason().isEmpty());
+    FakeContainer fake = new FakeContainer(tmp.newFolder("fake").toPath()).meminfo(64L << 30);
+    Path group = fake.cgroupV2("/pod/opensearch", Long.toString(3L << 30));
+    Settings node = Settings.builder().put("node.store.pread_cached.block_size", "8kb").build();
+    try (NodeBlockCache nodeCache = new NodeBlockCache(node, fake.memory(), 1L << 30)) {
+      CachedPreadDirectoryFactory factory = new CachedPreadDirectoryFactory(nodeCache);
+      try (CachedPreadDirectory directory =
+          (CachedPreadDirectory) factory.newFSDirectory(tmp.newFolder("a").toPath(), FSLockFactory.getDefault(), index("a", true))) {
+        // slack = max(256 MiB, 307.2 MiB); (3072 MiB - 1024 MiB - 322122540 bytes) / 2, in 8 KiB blocks
+        long expected = ((3L << 30) - (1L << 30) - 322_122_540L) / 2 / 8192 * 8192;
+        assertEquals(expected, directory.getCache().budgetBytes());
+        assertEquals(
+            "= (limit 3gb [" + group + " (cgroup v2)] - heap 1gb - slack 307.1mb) / 2",
+            nodeCache.sizeOrigin().orElseThrow());
+      }
+    }
+    // An explicit size wins over the container.
+    Settings set = Settings.builder().put("node.store.pread_cached.size", "8mb").build();
+    try (NodeBlockCache nodeCache = new NodeBlockCache(set, fake.memory(), 1L << 30)) {
+      assertEquals(8L << 20, nodeCache.get().orElseThrow().budgetBytes());
+      assertEquals("set by node.store.pread_cached.size", nodeCache.sizeOrigin().orElseThrow());
+    }
+  }
+
+  @Test
+  public void aContainerTooSmallForACacheFailsTheShardWithTheFigures() throws Exception {
+    assumeTrue("native access: " + PreadDirectory.nativeUnavailableReason(), PreadDirectory.nativeUnavailableReason().isEmpty());
+    FakeContainer fake = new FakeContainer(tmp.newFolder("fake").toPath()).meminfo(64L << 30);
+    Path group = fake.cgroupV1("/small", Long.toString(1L << 30));
+    try (NodeBlockCache nodeCache = new NodeBlockCache(Settings.EMPTY, fake.memory(), 750L << 20)) {
+      CachedPreadDirectoryFactory factory = new CachedPreadDirectoryFactory(nodeCache);
+      Path a = tmp.newFolder("a").toPath();
+      IllegalArgumentException e =
+          assertThrows(IllegalArgumentException.class, () -> factory.newFSDirectory(a, FSLockFactory.getDefault(), index("a", true)));
+      assertEquals(
+          "store type [pread_cached]: the node's block cache sized from the container would be 9mb = (limit 1gb ["
+              + group
+              + " (cgroup v1)] - heap 750mb - slack 256mb) / 2, less than the minimum of 1024 blocks of 16kb (16mb); set"
+              + " node.store.pread_cached.size, or give the container more memory or the heap less",
+          e.getMessage());
+      assertTrue("no cache built", nodeCache.current().isEmpty());
+      // A memory limit that is not a number: the file is named.
+      fake.write(group.resolve("memory.stat"), "hierarchical_memory_limit lots\n");
+      java.io.IOException io =
+          assertThrows(java.io.IOException.class, () -> factory.newFSDirectory(a, FSLockFactory.getDefault(), index("a", true)));
+      assertEquals(group.resolve("memory.stat") + ": not a byte count: \"lots\"", io.getMessage());
+    }
   }
 
   private static void write(Directory directory, String name, byte[] data) throws Exception {

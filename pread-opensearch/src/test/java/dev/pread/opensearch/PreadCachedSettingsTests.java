@@ -33,23 +33,10 @@ public class PreadCachedSettingsTests {
     assertEquals(BlockCache.DEFAULT_BLOCK_SIZE, PreadCachedSettings.BLOCK_SIZE.get(Settings.EMPTY).getBytes());
     assertEquals(16 * 1024, PreadCachedSettings.BLOCK_SIZE.get(Settings.EMPTY).getBytes());
     assertEquals(BlockCache.DEFAULT_PREFETCH_THREADS, (int) PreadCachedSettings.PREFETCH_THREADS.get(Settings.EMPTY));
-    assertEquals(
-        PreadCachedSettings.defaultSize(PreadCachedSettings.PhysicalMemory.BYTES),
-        PreadCachedSettings.SIZE.get(Settings.EMPTY));
-  }
-
-  @Test
-  public void defaultSizeIsTenPercentOfMemoryCappedAt4Gib() {
-    assertEquals(size(102 * MIB), PreadCachedSettings.defaultSize(GIB));
-    assertEquals(size(1638 * MIB), PreadCachedSettings.defaultSize(16 * GIB));
-    assertEquals(size(3276 * MIB), PreadCachedSettings.defaultSize(32 * GIB));
-    assertEquals(size(4 * GIB), PreadCachedSettings.defaultSize(41 * GIB));
-    assertEquals(size(4 * GIB), PreadCachedSettings.defaultSize(1024 * GIB));
-    assertEquals("at least 1mb", size(MIB), PreadCachedSettings.defaultSize(5 * MIB));
-    assertEquals("unknown memory", size(256 * MIB), PreadCachedSettings.defaultSize(0));
-    assertEquals("unknown memory", size(256 * MIB), PreadCachedSettings.defaultSize(-1));
-    // The default is written in whole mebibytes (it shows in the node's settings with defaults).
-    assertEquals("1638mb", PreadCachedSettings.defaultSize(16 * GIB).getStringRep());
+    // Not set: sized from the container when the cache is built (NodeCacheSizing); -1 bytes here.
+    assertEquals("auto", PreadCachedSettings.SIZE.getDefaultRaw(Settings.EMPTY));
+    assertEquals(-1, PreadCachedSettings.SIZE.get(Settings.EMPTY).getBytes());
+    assertEquals(-1, PreadCachedSettings.SIZE.get(settings("node.store.pread_cached.size", "auto")).getBytes());
   }
 
   @Test
@@ -77,9 +64,10 @@ public class PreadCachedSettingsTests {
   public void sizeErrorsNameTheSettingAndTheValue() {
     String message = assertError(PreadCachedSettings.SIZE, "lots", "not a byte size");
     assertTrue(message, message.startsWith("invalid value [lots] for setting [node.store.pread_cached.size]"));
-    assertError(PreadCachedSettings.SIZE, "0", "must be at least 4kb");
-    assertError(PreadCachedSettings.SIZE, "-1", "must be at least 4kb");
-    assertError(PreadCachedSettings.SIZE, "4095b", "must be at least 4kb");
+    assertError(PreadCachedSettings.SIZE, "0", "must be at least 4kb, or auto");
+    assertError(PreadCachedSettings.SIZE, "-1", "must be at least 4kb, or auto");
+    assertError(PreadCachedSettings.SIZE, "4095b", "must be at least 4kb, or auto");
+    assertError(PreadCachedSettings.SIZE, "AUTO", "not a byte size");
     assertError(PreadCachedSettings.SIZE, "10%", "not a byte size");
     // Below one block of the default 16kb.
     assertError(PreadCachedSettings.SIZE, "8kb", "must be at least one block of [node.store.pread_cached.block_size] (16kb)");
@@ -111,6 +99,8 @@ public class PreadCachedSettingsTests {
         e.getMessage().contains("for setting [node.store.pread_cached.size]: holds more than 134217728 blocks of"
             + " [node.store.pread_cached.block_size] (4kb); use larger blocks"));
     validator.validate(size(512 * GIB + 4096), Map.of(PreadCachedSettings.BLOCK_SIZE, size(8192)));
+    // auto: whole blocks by construction, whatever the block size.
+    validator.validate(size(-1), Map.of(PreadCachedSettings.BLOCK_SIZE, size(1 << 20)));
   }
 
   @Test
@@ -152,6 +142,11 @@ public class PreadCachedSettingsTests {
             () -> new SettingsModule(settings("node.store.pread_cached.sise", "1gb"), registered, List.of(), Set.of()));
     assertTrue(unknown.getMessage(), unknown.getMessage().contains("unknown setting [node.store.pread_cached.sise] did you mean any of [node.store.pread_cached.size"));
     // Valid values pass, and the cache settings are node settings only: not accepted per index.
+    new SettingsModule(
+        Settings.builder().put("node.store.pread_cached.size", "auto").put("node.store.pread_cached.block_size", "1mb").build(),
+        registered,
+        List.of(),
+        Set.of());
     new SettingsModule(
         Settings.builder()
             .put("node.store.pread_cached.size", "64mb")

@@ -4,6 +4,8 @@ import static org.opensearch.test.hamcrest.OpenSearchAssertions.assertAcked;
 
 import dev.pread.cache.BlockCache;
 import dev.pread.cache.BlockCacheStats;
+import dev.pread.cache.ContainerMemory;
+import dev.pread.store.AdaptiveDirectory;
 import dev.pread.store.CachedPreadDirectory;
 import dev.pread.store.PreadDirectory;
 import java.nio.file.Files;
@@ -27,11 +29,12 @@ import org.opensearch.plugins.PluginsService;
 import org.opensearch.test.OpenSearchSingleNodeTestCase;
 
 /**
- * One node with the plugin: an index with {@code index.store.type: pread}, and one with {@code
+ * One node with the plugin: an index with {@code index.store.type: pread} ({@code
+ * AdaptiveDirectory}), one with {@code pread_plain} ({@code PreadDirectory}) and one with {@code
  * pread_cached}, through its whole life (bulk index, refresh, search, flush, force-merge, delete
  * documents, delete the index), settings reaching the directory, and invalid settings refused with
  * clear messages. The {@code pread_cached} indices read through the node's one block cache, built
- * from the node settings' defaults; its statistics show the searches' hits and the merge reading
+ * with the size it takes from the container when none is set; its statistics show the searches' hits and the merge reading
  * around it.
  */
 public class PreadSingleNodeIT extends OpenSearchSingleNodeTestCase {
@@ -48,6 +51,10 @@ public class PreadSingleNodeIT extends OpenSearchSingleNodeTestCase {
         .put("index.number_of_replicas", 0)
         // No background refreshes: the test decides when segments appear.
         .put("index.refresh_interval", "-1");
+  }
+
+  private static Settings.Builder plain() {
+    return pread().put("index.store.type", "pread_plain");
   }
 
   private static Settings.Builder cached() {
@@ -89,6 +96,20 @@ public class PreadSingleNodeIT extends OpenSearchSingleNodeTestCase {
     assertAcked(client().admin().indices().prepareCreate(index).setSettings(pread()).setMapping(TestDocs.MAPPING));
     ensureGreen(index);
 
+    AdaptiveDirectory directory = Directories.adaptive(shard(index));
+    assertEquals(shard(index).shardPath().resolveIndex().toRealPath(), directory.getDirectory().toRealPath());
+    lifecycle(index, () -> assertSame("the shard kept its directory", directory, Directories.adaptive(shard(index))));
+    assertTrue("the shard's files are open through the JVM's adaptive directories", directory.openFileBytes() > 0);
+    // The index is tiny next to the machine's memory: it fits, and inputs read the mappings.
+    assertEquals(AdaptiveDirectory.ReadPath.MAPPINGS, directory.readPath());
+    deleteAndAssertFilesGone(index);
+  }
+
+  public void testPlainIndexLifecycle() throws Exception {
+    String index = "plain-books";
+    assertAcked(client().admin().indices().prepareCreate(index).setSettings(plain()).setMapping(TestDocs.MAPPING));
+    ensureGreen(index);
+
     PreadDirectory directory = Directories.of(shard(index));
     assertEquals(PreadDirectory.DEFAULT_BUFFER_SIZE, directory.getBufferSize());
     assertSame(PreadDirectory.ADVISE_BY_CONTEXT, directory.getReadAdvice());
@@ -104,14 +125,18 @@ public class PreadSingleNodeIT extends OpenSearchSingleNodeTestCase {
     assertAcked(client().admin().indices().prepareCreate(index).setSettings(cached()).setMapping(TestDocs.MAPPING));
     ensureGreen(index);
 
-    // The first pread_cached shard built the node's cache, from the node settings' defaults.
+    // The first pread_cached shard built the node's cache, sized from the container (no size set).
     BlockCache cache = nodeCache();
     CachedPreadDirectory directory = Directories.cached(shard(index), cache);
     assertTrue(directory.isPrefetch());
     assertEquals(shard(index).shardPath().resolveIndex().toRealPath(), directory.getDirectory().toRealPath());
     if (cache != null) {
-      assertEquals(PreadCachedSettings.defaultSize(PreadCachedSettings.PhysicalMemory.BYTES).getBytes(), cache.budgetBytes());
+      NodeCacheSizing.Size expected =
+          NodeCacheSizing.fromContainer(ContainerMemory.system(), Runtime.getRuntime().maxMemory(), BlockCache.DEFAULT_BLOCK_SIZE);
+      assertEquals(expected.bytes(), cache.budgetBytes());
       assertEquals(BlockCache.DEFAULT_BLOCK_SIZE, cache.blockSize());
+      NodeBlockCache nodeCache = getInstanceFromNode(PluginsService.class).filterPlugins(PreadStorePlugin.class).get(0).blockCache();
+      assertEquals("= " + expected.formula(), nodeCache.sizeOrigin().orElseThrow());
     }
     BlockCacheStats before = directory.stats();
 
@@ -187,18 +212,18 @@ public class PreadSingleNodeIT extends OpenSearchSingleNodeTestCase {
     assertAcked(
         client().admin().indices().prepareCreate("random-advice")
             .setSettings(
-                pread()
+                plain()
                     .put("index.store.pread.buffer_size", "4kb")
                     .put("index.store.pread.read_advice", "random")
                     .put("index.store.pread.prefetch", false))
             .setMapping(TestDocs.MAPPING));
     assertAcked(
         client().admin().indices().prepareCreate("sequential-advice")
-            .setSettings(pread().put("index.store.pread.buffer_size", "64kb").put("index.store.pread.read_advice", "sequential"))
+            .setSettings(plain().put("index.store.pread.buffer_size", "64kb").put("index.store.pread.read_advice", "sequential"))
             .setMapping(TestDocs.MAPPING));
     assertAcked(
         client().admin().indices().prepareCreate("normal-advice")
-            .setSettings(pread().put("index.store.pread.read_advice", "normal"))
+            .setSettings(plain().put("index.store.pread.read_advice", "normal"))
             .setMapping(TestDocs.MAPPING));
     ensureGreen("random-advice", "sequential-advice", "normal-advice");
 
@@ -224,7 +249,7 @@ public class PreadSingleNodeIT extends OpenSearchSingleNodeTestCase {
 
   public void testSettingsAreReadWhenTheIndexOpens() throws Exception {
     String index = "reopened";
-    assertAcked(client().admin().indices().prepareCreate(index).setSettings(pread()).setMapping(TestDocs.MAPPING));
+    assertAcked(client().admin().indices().prepareCreate(index).setSettings(plain()).setMapping(TestDocs.MAPPING));
     ensureGreen(index);
     TestDocs.index(client(), index, 0, 300);
     client().admin().indices().prepareFlush(index).get();

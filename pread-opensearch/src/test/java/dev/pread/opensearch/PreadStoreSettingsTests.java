@@ -80,14 +80,15 @@ public class PreadStoreSettingsTests {
   }
 
   @Test
-  public void pluginRegistersBothStoreTypesAndTheirSettings() throws Exception {
+  public void pluginRegistersThreeStoreTypesAndTheirSettings() throws Exception {
     try (PreadStorePlugin plugin = new PreadStorePlugin(Settings.EMPTY)) {
       Map<String, ?> factories = plugin.getDirectoryFactories();
-      assertEquals(List.of("pread", "pread_cached"), List.copyOf(factories.keySet()));
-      assertTrue(factories.get("pread") instanceof PreadDirectoryFactory);
+      assertEquals(List.of("pread", "pread_plain", "pread_cached"), List.copyOf(factories.keySet()));
+      assertTrue(factories.get("pread") instanceof AdaptiveDirectoryFactory);
+      assertTrue(factories.get("pread_plain") instanceof PreadDirectoryFactory);
       assertTrue(factories.get("pread_cached") instanceof CachedPreadDirectoryFactory);
       List<Setting<?>> settings = plugin.getSettings();
-      // Each once: pread_cached shares index.store.pread.prefetch with pread.
+      // Each once: pread_cached shares index.store.pread.prefetch with pread_plain; pread has none.
       List<Setting<?>> expected = new ArrayList<>(PreadStoreSettings.all());
       expected.addAll(PreadCachedSettings.all());
       assertEquals(expected, settings);
@@ -104,6 +105,31 @@ public class PreadStoreSettingsTests {
         assertFalse(setting.getKey() + " is read when the cache is built", setting.isDynamic());
       }
       assertTrue("registering builds no cache", plugin.blockCache().current().isEmpty());
+    }
+  }
+
+  @Test
+  public void eachStoreTypeIgnoresTheSettingsItDoesNotRead() throws Exception {
+    Settings all =
+        Settings.builder()
+            .put("index.store.pread.buffer_size", "4kb")
+            .put("index.store.pread.read_advice", "random")
+            .put("index.store.pread.prefetch", false)
+            .build();
+    try (PreadStorePlugin plugin = new PreadStorePlugin(Settings.EMPTY)) {
+      Map<String, ShardDirectoryFactory> factories = new java.util.HashMap<>();
+      plugin.getDirectoryFactories().forEach((name, factory) -> factories.put(name, (ShardDirectoryFactory) factory));
+      assertEquals(
+          List.of("index.store.pread.buffer_size", "index.store.pread.read_advice", "index.store.pread.prefetch"),
+          factories.get("pread").ignoredSettings(all));
+      assertEquals(List.of(), factories.get("pread_plain").ignoredSettings(all));
+      assertEquals(
+          List.of("index.store.pread.buffer_size", "index.store.pread.read_advice"),
+          factories.get("pread_cached").ignoredSettings(all));
+      assertEquals(List.of("index.store.pread.prefetch"), factories.get("pread").ignoredSettings(settings("index.store.pread.prefetch", "true")));
+      for (ShardDirectoryFactory factory : factories.values()) {
+        assertEquals("nothing set, nothing ignored", List.of(), factory.ignoredSettings(Settings.EMPTY));
+      }
     }
   }
 
