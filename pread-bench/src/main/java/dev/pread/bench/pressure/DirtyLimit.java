@@ -71,11 +71,19 @@ public final class DirtyLimit implements AutoCloseable {
     write("dirty_" + (bytes.equals("0") ? "ratio" : "bytes"), bytes.equals("0") ? ratio : bytes);
   }
 
+  /** Read with one read(2) into a large buffer: Files.readString sees a size of 0 and gets one byte of a sysctl. */
   private static String read(String name) throws IOException {
-    return Files.readString(VM.resolve(name)).trim();
+    try (java.io.FileInputStream in = new java.io.FileInputStream(VM.resolve(name).toFile())) {
+      byte[] b = new byte[64];
+      int n = in.read(b);
+      return new String(b, 0, Math.max(0, n), java.nio.charset.StandardCharsets.US_ASCII).trim();
+    }
   }
 
+  /** One write(2) of the whole value: procfs takes a sysctl from a single write at offset 0. */
   private static void write(String name, String value) throws IOException {
-    Files.writeString(VM.resolve(name), value);
+    try (java.io.FileOutputStream out = new java.io.FileOutputStream(VM.resolve(name).toFile())) {
+      out.write((value + "\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+    }
   }
 }
