@@ -481,6 +481,35 @@ public final class BlockCache implements Closeable {
         slots.allocatedBytes());
   }
 
+  /**
+   * Bytes of blocks a load can have without evicting a cached block: blocks freed, and blocks
+   * never used within the growth limit ({@link #limitGrowth}).
+   */
+  public long freeBytes() {
+    return (long) policy.freeBlocks() * slots.blockSize;
+  }
+
+  /**
+   * Which blocks hold data now, for every file open through this cache whose path lies directly
+   * in {@code directory} (an absolute path of the default file system). A snapshot taken without
+   * stopping readers: blocks loaded or evicted meanwhile may or may not show. Costs a look at
+   * every block of those files.
+   */
+  public List<ResidentBlocks> residentBlocks(Path directory) {
+    List<FileBlocks> open;
+    synchronized (files) {
+      open = new ArrayList<>(files.values());
+    }
+    List<ResidentBlocks> result = new ArrayList<>();
+    for (FileBlocks blocks : open) {
+      Path path = blocks.file.path();
+      if (directory.equals(path.getParent())) {
+        result.add(new ResidentBlocks(path, blocks.size, slots.blockSize, blocks.loadedBlocks()));
+      }
+    }
+    return result;
+  }
+
   /** Files open through this cache now (each counted once however often it is open). */
   public int openFiles() {
     synchronized (files) {

@@ -126,6 +126,35 @@ public final class CachedFile implements Closeable {
     }
   }
 
+  /**
+   * Loads the blocks of {@code [position, position + length)} that are not cached, on the calling
+   * thread, with vectored reads of up to {@link dev.pread.nativeio.NativeFile#MAX_VECTOR} blocks,
+   * into free blocks of the cache only: it never evicts a cached block, and stops when no free
+   * block is left (see {@link BlockCache#freeBytes()}). For warming a cache with a range known to
+   * be wanted soon; loaded blocks count as neither hits nor misses, and carry no use the admission
+   * policy would favour over blocks that queries use. Does nothing for a file that does not insert.
+   *
+   * @return the bytes of blocks this call loaded (whole blocks, the last one ending at end of file)
+   * @throws IllegalArgumentException if the range is not within the file
+   * @throws AlreadyClosedException if this file or the cache is closed
+   * @throws IOException if a read fails
+   */
+  public long load(long position, long length) throws IOException {
+    if ((position | length) < 0 || length > size() - position) {
+      throw new IllegalArgumentException(
+          path() + ": load out of bounds: offset=" + position + ",length=" + length + ",size=" + size());
+    }
+    ensureOpen();
+    if (!insert) {
+      return 0;
+    }
+    try {
+      return blocks.load(position, length) * blocks.cache.blockSize();
+    } catch (IllegalStateException e) {
+      throw blocks.cache.closedException(e, path());
+    }
+  }
+
   private void ensureOpen() {
     if (closed) {
       throw new AlreadyClosedException("file is closed: " + path());

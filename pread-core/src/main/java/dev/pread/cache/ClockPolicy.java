@@ -372,6 +372,19 @@ final class ClockPolicy {
     }
   }
 
+  /**
+   * Blocks a claim can have without evicting: on the free list, or never used and within the
+   * growth limit.
+   */
+  int freeBlocks() {
+    lockAndDrain();
+    try {
+      return freeCount + Math.max(0, Math.min(count, growthLimit) - neverUsed);
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** Blocks holding data (or being loaded): not free. */
   int residentBlocks() {
     lockAndDrain();

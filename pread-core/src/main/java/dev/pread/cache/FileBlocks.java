@@ -29,7 +29,7 @@ import java.lang.foreign.ValueLayout;
  * <p>Thread-safe.
  */
 final class FileBlocks {
-  private static final String DEMAND = "demand", PREFETCH = "prefetch", AROUND = "read-around", REFUSED = "refused";
+  private static final String DEMAND = "demand", PREFETCH = "prefetch", WARM = "warm", AROUND = "read-around", REFUSED = "refused";
 
   final BlockCache cache;
   final NativeFile file;
@@ -383,6 +383,56 @@ final class FileBlocks {
   private static void copyOut(MemorySegment buffer, long got, int inBlock, byte[] dst, int offset, int copy) {
     int n = (int) Math.max(0, Math.min(copy, got - inBlock));
     MemorySegment.copy(buffer, ValueLayout.JAVA_BYTE, inBlock, dst, offset, n);
+  }
+
+  /**
+   * Loads the missing blocks of {@code [position, position + length)} on the calling thread, in
+   * runs of up to {@link NativeFile#MAX_VECTOR} blocks per read, into free slots only: it stops
+   * when none is left rather than evict a block. Blocks cached or loading already are skipped.
+   *
+   * @return the number of blocks this call loaded
+   */
+  long load(long position, long length) throws IOException {
+    if (length <= 0) {
+      return 0;
+    }
+    int block = (int) (position >>> blockShift);
+    int last = (int) ((position + length - 1) >>> blockShift);
+    long loaded = 0;
+    while (block <= last) {
+      if (entry(block) != 0) {
+        block++;
+        continue;
+      }
+      int free = policy.freeBlocks();
+      if (free <= 0) {
+        break;
+      }
+      int want = Math.min(Math.min(last - block + 1, NativeFile.MAX_VECTOR), free);
+      Run run = policy.claimRun(this, block, want, false);
+      if (run.count == 0) {
+        if (entry(block) == 0) {
+          break; // every slot busy
+        }
+        block++; // another reader installed it meanwhile
+        continue;
+      }
+      finishLoad(run, WARM);
+      loaded += run.count;
+      block += run.count;
+    }
+    return loaded;
+  }
+
+  /** The blocks whose contents are in the cache now (a racy snapshot: blocks may come and go). */
+  java.util.BitSet loadedBlocks() {
+    java.util.BitSet bits = new java.util.BitSet(blockCount);
+    for (int block = 0; block < blockCount; block++) {
+      if (BlockStates.isLoaded(entry(block))) {
+        bits.set(block);
+      }
+    }
+    return bits;
   }
 
   /** Starts loading the missing blocks of {@code [position, position + length)}; never waits. */

@@ -12,6 +12,7 @@ import org.apache.lucene.store.IOContext;
 import org.apache.lucene.store.IndexInput;
 import org.apache.lucene.store.LockFactory;
 import org.apache.lucene.store.MemorySegmentAccessInput;
+import org.apache.lucene.util.IOUtils;
 import org.apache.lucene.util.Unwrappable;
 
 /**
@@ -55,11 +56,54 @@ import org.apache.lucene.util.Unwrappable;
  * native access (see {@link PreadDirectory}) there is no block cache: inputs read mappings only,
  * after one warning.
  *
+ * <p><b>Hot set.</b> So that a directory opened again after a restart (the page cache kept, the
+ * block cache empty) or on a cold machine (a reboot, or the files copied elsewhere) reads near its
+ * warm speed from its first seconds, the directory records which byte ranges of its files were
+ * cached, and loads them again when it opens. What is recorded is where queries read at the time:
+ * through mappings, the chunks of 256 KiB more than half of whose pages are in the page cache
+ * ({@code cachestat(2)}, Linux 6.5+; nothing is recorded without it); through the block cache, its
+ * blocks (and, for a file no longer open in it, the previous record's ranges while the file is
+ * unchanged). Only files that end with a Lucene codec footer are recorded, identified by their
+ * length and last 8 bytes (the footer's checksum); the record holds at most what the page-cache
+ * budget or the block cache could hold. It is written to the file {@value #HOT_SET_FILE} in the
+ * index directory, a name Lucene never uses or deletes, which {@link #listAll()} does not list (so
+ * Lucene and replication never see it; {@link #deleteFile} deletes it if asked), every {@value
+ * HotSet#DEFAULT_INTERVAL_SECONDS} seconds ({@value #HOT_SET_INTERVAL_PROPERTY}) and at close, once
+ * the load at open is done, if an input was opened for queries, and if it changed. Writes are
+ * crash-safe (a temporary file, synced, renamed atomically, the directory synced), and the record
+ * carries a CRC-32C: a torn, truncated or otherwise invalid record is ignored as a whole (logged at
+ * debug level), and a file that is missing or was replaced is skipped. At open, one daemon thread
+ * shared by all directories of the JVM loads the recorded ranges in file order, without blocking
+ * opens or reads: into the page cache with reads of up to 4 MiB (skipping what is cached already,
+ * at most the memory the files may use there), or, while inputs read the block cache, into its free
+ * blocks (never evicting one), holding the file open in the cache until the directory closes or
+ * deletes it. The trade-off: loading reads the disk at open and competes with the first queries for
+ * I/O, but in large sequential reads, which a device serves much faster than the small random
+ * reads they save. Closing the directory stops a load at its current read. Set {@value
+ * #HOT_SET_PROPERTY} to {@code false} to turn it off; {@link #hotSetStats()} counts what it did.
+ *
  * <p>Writing, deleting, renaming and syncing are {@link FSDirectory}'s. Thread-safe.
  */
 public class AdaptiveDirectory extends FSDirectory {
+  /**
+   * System property: {@code false} turns the hot set off for directories opened from then on
+   * ({@code true} by default).
+   */
+  public static final String HOT_SET_PROPERTY = HotSet.ENABLED_PROPERTY;
+
+  /**
+   * System property: seconds between records of the hot set while a directory is open (60 by
+   * default; 0 records at close only).
+   */
+  public static final String HOT_SET_INTERVAL_PROPERTY = HotSet.INTERVAL_PROPERTY;
+
+  /** The name of the hot set's record in the index directory; see the class documentation. */
+  public static final String HOT_SET_FILE = HotSetRecord.FILE_NAME;
+
   private final AdaptiveRegime regime;
   private final AtomicBoolean released = new AtomicBoolean();
+  /** Null when the hot set is off. */
+  private final HotSet hotSet;
 
   /** Creates a directory at {@code path} with {@link FSLockFactory#getDefault()}. */
   public AdaptiveDirectory(Path path) throws IOException {
@@ -76,6 +120,48 @@ public class AdaptiveDirectory extends FSDirectory {
     super(path, lockFactory);
     this.regime = regime;
     regime.acquire();
+    HotSet h = null;
+    try {
+      h = HotSet.enabled() && regime.hasCache() ? new HotSet(new Host()) : null;
+    } catch (RuntimeException | Error e) {
+      if (released.compareAndSet(false, true)) {
+        regime.release();
+      }
+      throw e;
+    }
+    this.hotSet = h;
+  }
+
+  /** What the hot set reads of this directory and its regime. */
+  private final class Host implements HotSet.Host {
+    private final Path real = Unwrappable.unwrapAll(getDirectory());
+
+    @Override
+    public Path directory() {
+      return real;
+    }
+
+    @Override
+    public String[] files() throws IOException {
+      return listAll();
+    }
+
+    @Override
+    public HotSet.Tier tier() {
+      regime.maybeCheck();
+      return regime.path() == AdaptiveFile.CACHE ? HotSet.Tier.BLOCK_CACHE : HotSet.Tier.PAGE_CACHE;
+    }
+
+    @Override
+    public BlockCache cache(boolean create) throws IOException {
+      return create ? regime.cache() : regime.existingCache();
+    }
+
+    @Override
+    public long pageCacheBudget() {
+      regime.maybeCheck();
+      return regime.fitBytes();
+    }
   }
 
   /** A regime of its own for tests: {@code mode} with a cache of {@code cacheBytes}. */
@@ -136,6 +222,42 @@ public class AdaptiveDirectory extends FSDirectory {
     return cache != null ? cache.stats() : new BlockCacheStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
   }
 
+  /**
+   * The hot set's counters: all zero when it is off or there was no record. Its load at open runs
+   * while {@link HotSetStats#loading()}.
+   */
+  public HotSetStats hotSetStats() {
+    return hotSet != null ? hotSet.stats() : new HotSetStats(0, 0, 0, 0, 0, 0, 0, 0, false);
+  }
+
+  /** For tests: completes when the load at open has finished or stopped; null if the hot set is off. */
+  java.util.concurrent.CompletableFuture<HotSetStats> hotSetLoaded() {
+    return hotSet != null ? hotSet.loaded() : null;
+  }
+
+  /** For tests: the hot set, or null if it is off. */
+  HotSet hotSet() {
+    return hotSet;
+  }
+
+  /** The directory's files, without the hot set's record and its temporary file. */
+  @Override
+  public String[] listAll() throws IOException {
+    return HotSet.withoutRecord(super.listAll());
+  }
+
+  /**
+   * Deletes {@code name}, as {@link FSDirectory#deleteFile} does; {@value #HOT_SET_FILE} can be
+   * deleted too (it is written again at the next record).
+   */
+  @Override
+  public void deleteFile(String name) throws IOException {
+    super.deleteFile(name);
+    if (hotSet != null) {
+      hotSet.release(name);
+    }
+  }
+
   @Override
   public IndexInput openInput(String name, IOContext context) throws IOException {
     ensureOpen();
@@ -144,14 +266,18 @@ public class AdaptiveDirectory extends FSDirectory {
     // Lucene's test file systems wrap the default one; the kernel needs the real path.
     Path real = Unwrappable.unwrapAll(path);
     regime.maybeCheck();
-    AdaptiveFile file = AdaptiveFile.open(real, CachedPreadDirectory.inserts(context), regime);
+    boolean inserts = CachedPreadDirectory.inserts(context);
+    if (inserts && hotSet != null) {
+      hotSet.noteRead();
+    }
+    AdaptiveFile file = AdaptiveFile.open(real, inserts, regime);
     return new AdaptiveIndexInput("AdaptiveIndexInput(path=\"" + path + "\")", file, regime);
   }
 
   @Override
   public synchronized void close() throws IOException {
     try {
-      super.close();
+      IOUtils.close(hotSet, super::close);
     } finally {
       if (released.compareAndSet(false, true)) {
         regime.release();

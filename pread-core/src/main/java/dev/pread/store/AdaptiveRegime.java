@@ -285,6 +285,15 @@ final class AdaptiveRegime {
     }
   }
 
+  /**
+   * The size up to which the open files fit ({@value #FIT_SHARE} of the memory left for file pages
+   * at the last look), or {@link Long#MAX_VALUE} before the first look.
+   */
+  long fitBytes() {
+    long budget = lastBudget;
+    return budget == Long.MAX_VALUE ? Long.MAX_VALUE : (long) (budget * FIT_SHARE);
+  }
+
   /** Total size of the files open through directories of this regime. */
   long openBytes() {
     return openBytes.get();

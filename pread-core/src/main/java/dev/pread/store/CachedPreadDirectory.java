@@ -15,6 +15,7 @@ import org.apache.lucene.store.LockFactory;
 import org.apache.lucene.store.NIOFSDirectory;
 import org.apache.lucene.store.ReadOnceHint;
 import org.apache.lucene.util.IOUtils;
+import org.apache.lucene.util.Unwrappable;
 
 /**
  * An {@link FSDirectory} that reads files with {@code O_DIRECT} into a {@link BlockCache} of fixed
@@ -41,6 +42,11 @@ import org.apache.lucene.util.IOUtils;
  * <p><b>Native access</b> is needed, as for {@link PreadDirectory}; without it inputs are those of
  * {@link NIOFSDirectory}, after one warning per JVM. {@link #isCached()} tells which.
  *
+ * <p><b>Hot set.</b> As {@link AdaptiveDirectory} does, the directory records which blocks of its
+ * files its cache held (in {@value AdaptiveDirectory#HOT_SET_FILE}, not listed by {@link
+ * #listAll()}) and loads them into the cache's free blocks in the background when it opens; the
+ * same system properties apply, and {@link #hotSetStats()} counts what it did.
+ *
  * <p>Writing, deleting, renaming and syncing are {@link FSDirectory}'s. Thread-safe. Closing the
  * directory closes the cache it created, not a shared one.
  */
@@ -57,6 +63,8 @@ public class CachedPreadDirectory extends FSDirectory {
   private final BlockCache cache;
   private final boolean ownsCache;
   private final DirectoryInputs inputs;
+  /** Null when the hot set is off, or without native access. */
+  private final HotSet hotSet;
 
   /** A directory at {@code path} with {@link FSLockFactory#getDefault()} and a cache of its own. */
   public CachedPreadDirectory(Path path) throws IOException {
@@ -93,6 +101,7 @@ public class CachedPreadDirectory extends FSDirectory {
     if (!inputs.isNative()) {
       this.cache = null;
       this.ownsCache = false;
+      this.hotSet = null;
       return;
     }
     if (shared != null && shared.isClosed()) {
@@ -100,6 +109,77 @@ public class CachedPreadDirectory extends FSDirectory {
     }
     this.ownsCache = own;
     this.cache = own ? BlockCache.builder(ownCacheBytes()).name("dir:" + path.getFileName()).build() : shared;
+    HotSet h = null;
+    try {
+      h = HotSet.enabled() ? new HotSet(new Host()) : null;
+    } catch (RuntimeException | Error e) {
+      IOUtils.closeWhileSuppressingExceptions(e, ownsCache ? cache : null, inputs);
+      throw e;
+    }
+    this.hotSet = h;
+  }
+
+  /** What the hot set reads of this directory: everything goes to its block cache. */
+  private final class Host implements HotSet.Host {
+    private final Path real = Unwrappable.unwrapAll(getDirectory());
+
+    @Override
+    public Path directory() {
+      return real;
+    }
+
+    @Override
+    public String[] files() throws IOException {
+      return listAll();
+    }
+
+    @Override
+    public HotSet.Tier tier() {
+      return HotSet.Tier.BLOCK_CACHE;
+    }
+
+    @Override
+    public BlockCache cache(boolean create) {
+      return cache;
+    }
+
+    @Override
+    public long pageCacheBudget() {
+      return 0;
+    }
+  }
+
+  /** The hot set's counters: all zero when it is off or there was no record. */
+  public HotSetStats hotSetStats() {
+    return hotSet != null ? hotSet.stats() : new HotSetStats(0, 0, 0, 0, 0, 0, 0, 0, false);
+  }
+
+  /** For tests: completes when the load at open has finished or stopped; null if the hot set is off. */
+  java.util.concurrent.CompletableFuture<HotSetStats> hotSetLoaded() {
+    return hotSet != null ? hotSet.loaded() : null;
+  }
+
+  /** For tests: the hot set, or null if it is off. */
+  HotSet hotSet() {
+    return hotSet;
+  }
+
+  /** The directory's files, without the hot set's record and its temporary file. */
+  @Override
+  public String[] listAll() throws IOException {
+    return HotSet.withoutRecord(super.listAll());
+  }
+
+  /**
+   * Deletes {@code name}, as {@link FSDirectory#deleteFile} does; {@value
+   * AdaptiveDirectory#HOT_SET_FILE} can be deleted too (it is written again at the next record).
+   */
+  @Override
+  public void deleteFile(String name) throws IOException {
+    super.deleteFile(name);
+    if (hotSet != null) {
+      hotSet.release(name);
+    }
   }
 
   private static long ownCacheBytes() {
@@ -157,6 +237,9 @@ public class CachedPreadDirectory extends FSDirectory {
     ensureOpen();
     ensureCanRead(name);
     boolean inserts = inserts(context);
+    if (inserts && hotSet != null) {
+      hotSet.noteRead();
+    }
     return inputs.open(
         getDirectory(),
         name,
@@ -172,6 +255,6 @@ public class CachedPreadDirectory extends FSDirectory {
 
   @Override
   public synchronized void close() throws IOException {
-    IOUtils.close(inputs, ownsCache ? cache : null, super::close);
+    IOUtils.close(hotSet, inputs, ownsCache ? cache : null, super::close);
   }
 }
