@@ -319,9 +319,9 @@ final class BenchCommand implements Callable<Integer> {
     cacheBlockSize = (int) Format.parseBytes(cacheBlockSizeOption != null ? cacheBlockSizeOption
         : Integer.toString(dev.pread.cache.BlockCache.DEFAULT_BLOCK_SIZE));
     p.readSizes = readSizes.stream().mapToInt(x -> (int) Format.parseBytes(x)).toArray();
-    List<String> known = List.of("warm", "cold", "pressure", "changing", "throttled", "merge", "neighbour");
+    List<String> known = List.of("warm", "cold", "pressure", "changing", "throttled", "merge", "neighbour", "restart");
     p.regimes = this.regimes != null ? this.regimes
-        : full ? known : List.of("warm", "cold", "pressure", "throttled", "merge", "neighbour");
+        : full ? known : List.of("warm", "cold", "pressure", "throttled", "merge", "neighbour", "restart");
     for (String g : p.regimes) {
       if (!known.contains(g)) {
         throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
@@ -368,6 +368,7 @@ final class BenchCommand implements Callable<Integer> {
     p.luceneOptions.throttled = p.regimes.contains("throttled");
     p.luceneOptions.merge = p.regimes.contains("merge");
     p.luceneOptions.neighbour = p.regimes.contains("neighbour");
+    p.luceneOptions.restart = p.regimes.contains("restart");
     if (!full) {
       // Short versions: ours against the best alternative under a limit, 1 thread (the default run stays
       // within 6 minutes on 2 cores); --full runs every Directory and thread count.
@@ -377,6 +378,10 @@ final class BenchCommand implements Callable<Integer> {
       p.luceneOptions.disturbedBeforeSeconds = 2;
       p.luceneOptions.neighbourSeconds = 6;
       p.luceneOptions.disturbedAfterSeconds = 6;
+      // Restart: ours against MMapDirectory, whose readahead makes it the best alternative warm and cold.
+      p.luceneOptions.restartDirectories = p.luceneOptions.directories.stream()
+          .filter(d -> d.equals(dev.pread.bench.raw.StrategyRegistry.DIR_ADAPTIVE) || d.equals(DIR_MMAP)).toList();
+      p.luceneOptions.restartSeconds = 3;
     } else {
       p.luceneOptions.disturbedBeforeSeconds = 5;
       p.luceneOptions.neighbourSeconds = 20;

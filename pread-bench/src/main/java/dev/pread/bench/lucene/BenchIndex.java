@@ -61,7 +61,9 @@ final class BenchIndex {
       if (want.getProperty("format").equals(have.getProperty("format"))
           && want.getProperty("corpus").equals(have.getProperty("corpus"))
           && want.getProperty("target").equals(have.getProperty("target"))) {
-        System.out.printf("Reusing index %s (%s, %s docs)%n", folder, Format.bytes(sizeOf(folder)), have.getProperty("docs"));
+        removeUnreferenced(folder);
+        System.out.printf("Reusing index %s (%s, %s docs)%n", folder, Format.bytes(committedSizeOf(folder)),
+            have.getProperty("docs"));
         return folder;
       }
     }
@@ -204,6 +206,31 @@ final class BenchIndex {
   }
 
   /** Bytes of all files in {@code folder}. */
+  /**
+   * Deletes the files of the index folder that its commit does not reference: a merge regime's
+   * worker killed before its rollback leaves its merged segment behind. An IndexWriter deletes them
+   * when it opens; it commits nothing.
+   */
+  static void removeUnreferenced(Path folder) throws IOException {
+    try (org.apache.lucene.store.Directory d = new org.apache.lucene.store.NIOFSDirectory(folder);
+        org.apache.lucene.index.IndexWriter w = new org.apache.lucene.index.IndexWriter(d,
+            new org.apache.lucene.index.IndexWriterConfig()
+                .setOpenMode(org.apache.lucene.index.IndexWriterConfig.OpenMode.APPEND).setCommitOnClose(false))) {
+      w.rollback();
+    }
+  }
+
+  /** Bytes of the files the index's latest commit references. */
+  public static long committedSizeOf(Path folder) throws IOException {
+    try (org.apache.lucene.store.Directory d = new org.apache.lucene.store.NIOFSDirectory(folder)) {
+      long sum = 0;
+      for (String f : org.apache.lucene.index.SegmentInfos.readLatestCommit(d).files(true)) {
+        sum += Files.size(folder.resolve(f));
+      }
+      return sum;
+    }
+  }
+
   static long sizeOf(Path folder) {
     try (Stream<Path> files = Files.list(folder)) {
       return files.mapToLong(p -> {

@@ -73,6 +73,11 @@ public final class LuceneBench {
     public boolean throttled;
     public boolean merge;
     public boolean neighbour;
+    /** Restart: a JVM that served the index stops, a new one opens it (page cache kept, then dropped). */
+    public boolean restart;
+    /** Restart: its Directories (null: those of the other regimes), and the seconds measured after the open. */
+    public List<String> restartDirectories;
+    public double restartSeconds = 30;
     /** Their Directories and thread counts; null: those of the other regimes. */
     public List<String> operatorDirectories;
     public int[] operatorThreads;
@@ -103,7 +108,8 @@ public final class LuceneBench {
 
   /** Whether {@code regime} is one of the operators' regimes (throttled, merge, neighbour). */
   static boolean isOperatorRegime(String regime) {
-    return regime.equals("throttled") || regime.equals("merge") || regime.equals("neighbour");
+    return regime.equals("throttled") || regime.equals("merge") || regime.equals("neighbour")
+        || regime.equals("restart");
   }
 
   private LuceneBench() {}
@@ -114,13 +120,15 @@ public final class LuceneBench {
     long perOperatorRegime = (long) o.directoriesOf("merge").size() * o.threadsOf("merge").length;
     return 2 + (o.warm ? perRegime * o.warmRounds : 0) + (o.cold ? perRegime : 0) + (o.pressure ? perRegime : 0)
         + (o.changing ? perRegime : 0)
-        + perOperatorRegime * ((o.throttled ? 1 : 0) + (o.merge ? 1 : 0) + (o.neighbour ? 1 : 0));
+        + perOperatorRegime * ((o.throttled ? 1 : 0) + (o.merge ? 1 : 0) + (o.neighbour ? 1 : 0))
+        + (o.restart ? 3L * (o.restartDirectories != null ? o.restartDirectories : o.directories).size()
+            * o.threadsOf("restart").length : 0);
   }
 
   public static void run(Results r, Options o, Consumer<String> step) throws Exception {
     step.accept("lucene: index");
     Path index = BenchIndex.ensure(o.dataDir, o.corpus, o.indexSize);
-    long indexBytes = BenchIndex.sizeOf(index);
+    long indexBytes = BenchIndex.committedSizeOf(index);
     r.lucene = new Results.Lucene();
     r.lucene.index = index.toString();
     r.lucene.indexBytes = indexBytes;
@@ -201,6 +209,8 @@ public final class LuceneBench {
         for (int round = 0; round < rounds; round++) {
           for (int k = 0; k < dirs.size(); k++) {
             String name = dirs.get((k + round) % dirs.size());
+          // Regimes other than restart measure a Directory without a hot-set record of an earlier worker.
+          Files.deleteIfExists(index.resolve(HOT_SET_FILE));
             QueryWorkerCommand.Spec spec = new QueryWorkerCommand.Spec();
             spec.index = index.toAbsolutePath().toString();
             spec.regime = regime;
@@ -382,6 +392,9 @@ public final class LuceneBench {
           + " phase B", o.pressureHeap, where, Format.size(indexBytes), o.changingSeconds, o.changingSettleSeconds,
           o.changingSeconds, ChangingRun.INTERVAL_SECONDS, slackMethod(o)));
     }
+    if (o.restart) {
+      runRestart(r, o, index, indexBytes, mix, reference, step);
+    }
     String operatorDirs = String.join(", ", o.directoriesOf("merge"));
     String operatorThreads = java.util.Arrays.toString(o.threadsOf("merge"));
     if (regimes.contains("throttled")) {
@@ -418,6 +431,70 @@ public final class LuceneBench {
     disturbedRatios(r.disturbed);
     r.legend = legend(o, indexBytes, r.lucene);
   }
+
+  /**
+   * The restart regime: per Directory and thread count, a worker serves the warm index and closes
+   * (a Directory that keeps a hot set records it), a new worker opens the index with the page cache
+   * kept and measures its first seconds, then the page cache is dropped and a third worker does the
+   * same. Any hot-set record of an earlier run is deleted first.
+   */
+  private static void runRestart(Results r, Options o, Path index, long indexBytes, QueryMix mix, long[] reference,
+      Consumer<String> step) throws Exception {
+    List<String> dirs = o.restartDirectories != null ? o.restartDirectories : o.directories;
+    int[] threads = o.threadsOf("restart");
+    for (String name : dirs) {
+      for (int t : threads) {
+        Files.deleteIfExists(index.resolve(HOT_SET_FILE));
+        String[] phases = {"restart-serve", "restart-open", "restart-open"};
+        for (int p = 0; p < phases.length; p++) {
+          QueryWorkerCommand.Spec spec = new QueryWorkerCommand.Spec();
+          spec.index = index.toAbsolutePath().toString();
+          spec.regime = phases[p];
+          spec.directory = name;
+          spec.threads = new int[] {t};
+          spec.seconds = p == 0 ? o.warmSeconds : o.restartSeconds;
+          spec.firstQuery = 0;
+          spec.jitWarmupSeconds = o.jitWarmupSeconds;
+          spec.mixSize = mix.size();
+          spec.mixFingerprint = mix.fingerprint();
+          spec.reference = reference;
+          CacheSettings cache = cacheFor("warm", indexBytes, indexBytes / 4, o.cacheBlockSize);
+          spec.cacheBudget = cache.budgetBytes();
+          spec.cacheBlockSize = cache.blockSize();
+          spec.cacheNoAdmission = !o.cacheAdmission;
+          spec.indexBytes = indexBytes;
+          spec.dropBeforeOpen = p == 2;
+          String label = "lucene restart " + name + " x" + t + " " + (p == 0 ? "serving" : p == 1 ? "kept" : "dropped");
+          try {
+            Results w = WorkerProcess.run("query-worker", spec, "1g", null, LuceneBench::isProgress, step);
+            r.queryCells.addAll(w.queryCells);
+          } catch (IllegalStateException e) {
+            String why = failureReason(e);
+            step.accept(label + " FAILED: " + why);
+            r.skipped.add(label + ": FAILED, the run went on: " + why);
+            Results.QueryCell failed = new Results.QueryCell(
+                p == 0 ? "restart warm" : p == 1 ? "restart kept" : "restart dropped", name, t, 1);
+            failed.failure = why;
+            r.queryCells.add(failed);
+          }
+        }
+      }
+    }
+    Files.deleteIfExists(index.resolve(HOT_SET_FILE));
+    r.regimes.put("lucene restart", String.format(Locale.ROOT, "a JVM that served the index stops and a new one"
+        + " opens it, without a memory limit. Per Directory and thread count: a worker reads every index file,"
+        + " compiles, measures %.1f s of warm queries and closes its Directory (AdaptiveDirectory and"
+        + " CachedPreadDirectory record their hot set in the index folder then); a new worker (nothing compiled,"
+        + " the query mix built through MMapDirectory) opens the Directory with the page cache kept (a process"
+        + " restart) and measures its first %.1f s from the open; then a third does the same after the page cache"
+        + " was dropped by %s (a reboot, or the files copied to another node). The ratios are to the same"
+        + " Directory's warm QPS; JIT compilation is part of the first seconds of every Directory alike."
+        + " Directories: %s; threads %s", o.warmSeconds, o.restartSeconds, CacheControl.method(),
+        String.join(", ", dirs), java.util.Arrays.toString(threads)));
+  }
+
+  /** The hot-set record's file name in an index folder (see AdaptiveDirectory). */
+  static final String HOT_SET_FILE = "pread-hotset";
 
   /** How dir-cached's slack is measured, in words. */
   private static String slackMethod(Options o) {

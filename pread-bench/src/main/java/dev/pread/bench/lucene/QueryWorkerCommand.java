@@ -16,6 +16,9 @@ import dev.pread.bench.raw.StrategyRegistry;
 import dev.pread.bench.report.DisturbedResult;
 import dev.pread.bench.report.Format;
 import dev.pread.bench.report.Results;
+import dev.pread.store.AdaptiveDirectory;
+import dev.pread.store.CachedPreadDirectory;
+import dev.pread.store.HotSetStats;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import org.apache.lucene.index.DirectoryReader;
@@ -83,6 +86,8 @@ public final class QueryWorkerCommand implements Callable<Integer> {
     double afterSeconds;
     /** Neighbour: the file it streams. */
     String neighbourFile;
+    /** Restart: drop the page cache after building the mix, before opening the Directory (a reboot). */
+    boolean dropBeforeOpen;
 
     CacheSettings cache() {
       return cacheBudget > 0 ? new CacheSettings(cacheBudget, cacheBlockSize, !cacheNoAdmission) : null;
@@ -97,6 +102,25 @@ public final class QueryWorkerCommand implements Callable<Integer> {
     Path index = Path.of(spec.index);
     String name = spec.directory;
     QueryMix mix;
+    if (spec.regime.equals("restart-open")) {
+      // A restarted JVM: nothing compiled, the Directory under test opened once. The mix is built
+      // through MMapDirectory, and the page cache it touched is dropped with the rest if asked.
+      try (Directory d = StrategyRegistry.openDirectory(StrategyRegistry.DIR_MMAP, index);
+          DirectoryReader reader = DirectoryReader.open(d)) {
+        mix = QueryMix.build(reader, spec.mixSize, 42);
+      }
+      if (mix.fingerprint() != spec.mixFingerprint) {
+        throw new IllegalStateException("the worker built another query mix than the parent");
+      }
+      Results r = new Results();
+      r.lucene = new Results.Lucene();
+      if (spec.dropBeforeOpen) {
+        LuceneBench.evict(index);
+      }
+      restartOpen(r, spec, index, mix);
+      files.writeResults(r);
+      return 0;
+    }
     try (Directory d = StrategyRegistry.openDirectory(name, index, spec.cache()); DirectoryReader reader = DirectoryReader.open(d)) {
       mix = QueryMix.build(reader, spec.mixSize, 42);
       if (mix.fingerprint() != spec.mixFingerprint) {
@@ -121,6 +145,19 @@ public final class QueryWorkerCommand implements Callable<Integer> {
             first = measure(r, spec, d, searcher, mix, t, first + 101);
           }
         }
+      }
+      case "restart-serve" -> {
+        // The JVM that serves the index before the restart: warm, measured, then closed (a Directory
+        // that keeps a hot set records it at close).
+        try (Directory d = StrategyRegistry.openDirectory(name, index, spec.cache()); DirectoryReader reader = DirectoryReader.open(d)) {
+          IndexSearcher searcher = new IndexSearcher(reader);
+          int t = spec.threads[0];
+          LuceneBench.warmFiles(index);
+          CachedDirectories.preload(d);
+          QueryRun.run(searcher, mix, spec.reference, t, first, 500, name);
+          measure(r, spec, d, searcher, mix, t, first + 101);
+        }
+        r.queryCells.forEach(c -> c.regime = "restart warm");
       }
       case "cold" -> {
         for (int t : spec.threads) {
@@ -210,6 +247,23 @@ public final class QueryWorkerCommand implements Callable<Integer> {
     }
     files.writeResults(r);
     return 0;
+  }
+
+  /** The first {@code spec.seconds} of queries of a restarted JVM, from the Directory's open. */
+  private static void restartOpen(Results r, Spec spec, Path index, QueryMix mix) throws Exception {
+    int t = spec.threads[0];
+    try (Directory d = StrategyRegistry.openDirectory(spec.directory, index, spec.cache());
+        DirectoryReader reader = DirectoryReader.open(d)) {
+      measure(r, spec, d, new IndexSearcher(reader), mix, t, spec.firstQuery);
+      Results.QueryCell c = r.queryCells.get(r.queryCells.size() - 1);
+      c.regime = spec.dropBeforeOpen ? "restart dropped" : "restart kept";
+      HotSetStats h = d instanceof AdaptiveDirectory a ? a.hotSetStats()
+          : d instanceof CachedPreadDirectory cp ? cp.hotSetStats() : null;
+      if (h != null) {
+        c.hotSetLoadedBytes = h.loadedBytes() + h.cachedBytes();
+        c.hotSetRecordedBytes = h.recordedBytes();
+      }
+    }
   }
 
   /** Whether {@code regime} runs under the pressure regime's limit (compiled without reading the index first). */

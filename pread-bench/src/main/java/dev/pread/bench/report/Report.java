@@ -182,7 +182,43 @@ public final class Report {
       }
     }
     sb.append(disturbedTables(r));
+    sb.append(restartTable(r));
     return sb.toString();
+  }
+
+  /** The restart runs: each Directory's first seconds after a restart against its own warm QPS. */
+  private static String restartTable(Results r) {
+    List<Results.QueryCell> warm = r.queryCells.stream().filter(c -> c.regime.equals("restart warm")).toList();
+    if (warm.isEmpty()) {
+      return "";
+    }
+    StringBuilder sb = new StringBuilder("#### restart (QPS over the first seconds after the open, against the same"
+        + " Directory's warm QPS)\n\n| directory | threads | warm QPS | page cache kept: QPS | kept / warm | hot set"
+        + " loaded, kept (MB) | page cache dropped: QPS | dropped / warm | hot set loaded, dropped (MB) | MB read from"
+        + " storage, dropped |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (Results.QueryCell w : warm) {
+      Results.QueryCell k = r.queryCell("restart kept", w.directory, w.threads);
+      Results.QueryCell d = r.queryCell("restart dropped", w.directory, w.threads);
+      sb.append(String.format(Locale.ROOT, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |%n", w.directory,
+          w.threads, qps(w), qps(k), ratioTo(k, w), hotSet(k), qps(d), ratioTo(d, w), hotSet(d),
+          ok(d) == null || d.storageReadBytes < 0 ? "" : String.format(Locale.ROOT, "%.0f", d.storageReadBytes / 1e6)));
+    }
+    return sb.append('\n').toString();
+  }
+
+  private static String qps(Results.QueryCell c) {
+    if (c == null) {
+      return "";
+    }
+    return c.failure != null ? "FAILED: " + c.failure.replace("|", "/") : String.format(Locale.ROOT, "%.1f", Stats.median(c.qps));
+  }
+
+  private static String ratioTo(Results.QueryCell c, Results.QueryCell base) {
+    return ok(c) == null || ok(base) == null ? "" : Format.ratio(Stats.median(c.qps) / Stats.median(base.qps));
+  }
+
+  private static String hotSet(Results.QueryCell c) {
+    return ok(c) == null || c.hotSetLoadedBytes < 0 ? "-" : String.format(Locale.ROOT, "%.0f", c.hotSetLoadedBytes / 1e6);
   }
 
   /** Bytes and device reads per query of the throttled cells: what a capped volume charges for. */
@@ -576,7 +612,7 @@ public final class Report {
       BitmapEncoder.saveBitmap(chart, folder.resolve(name).toString(), BitmapEncoder.BitmapFormat.PNG);
       names.add(name);
     }
-    if (r.lucene != null && !r.queryCells.isEmpty()) {
+    if (r.lucene != null && r.queryCells.stream().anyMatch(c -> LUCENE_REGIMES.contains(c.regime))) {
       CategoryChart chart = new CategoryChartBuilder().width(1200).height(560)
           .title("Lucene queries per second, " + Format.size(r.lucene.indexBytes) + " index (log scale)")
           .xAxisTitle("regime").yAxisTitle("queries per second").build();
@@ -588,8 +624,10 @@ public final class Report {
       chart.getStyler().setYAxisDecimalPattern("#,###");
       List<String> regimes = LUCENE_REGIMES.stream()
           .filter(g -> r.queryCells.stream().anyMatch(c -> c.regime.equals(g))).toList();
-      List<String> dirs = r.queryCells.stream().map(c -> c.directory).distinct().toList();
-      List<Integer> threads = r.queryCells.stream().map(c -> c.threads).distinct().sorted().toList();
+      List<String> dirs = r.queryCells.stream().filter(c -> regimes.contains(c.regime)).map(c -> c.directory)
+          .distinct().toList();
+      List<Integer> threads = r.queryCells.stream().filter(c -> regimes.contains(c.regime)).map(c -> c.threads)
+          .distinct().sorted().toList();
       for (String d : dirs) {
         for (int t : threads) {
           List<String> xs = new ArrayList<>();

@@ -68,7 +68,7 @@ public final class Results {
 
   /** One cell of the Lucene-level comparison: per round QPS and latency percentiles. */
   public static final class QueryCell {
-    String regime;
+    public String regime;
     public String directory;
     public int threads;
     public double[] qps;
@@ -79,6 +79,9 @@ public final class Results {
     public long storageReadBytes = -1;
     /** Pressure only: page cache charged to the group at the end of the cell. */
     /** Reads the worker's I/O group made from the index's disk in the cell (throttled regime), or -1. */
+    /** Restart: bytes of the hot set the Directory loaded or found cached at open, and recorded; -1: none. */
+    public long hotSetLoadedBytes = -1;
+    public long hotSetRecordedBytes = -1;
     public long deviceReads = -1;
     public long pageCacheBytes = -1;
     /** Mean latency per query kind over all rounds, in microseconds. */
