@@ -383,6 +383,10 @@ final class BenchCommand implements Callable<Integer> {
           .filter(d -> d.equals(dev.pread.bench.raw.StrategyRegistry.DIR_ADAPTIVE) || d.equals(DIR_MMAP)).toList();
       p.luceneOptions.restartSeconds = 3;
     } else {
+      // The operators' regimes at 1 query thread, as the figures they are compared with; the merge
+      // of the 3 GiB index is measured for at most a minute.
+      p.luceneOptions.operatorThreads = new int[] {1};
+      p.luceneOptions.mergeCapSeconds = 60;
       p.luceneOptions.disturbedBeforeSeconds = 5;
       p.luceneOptions.neighbourSeconds = 20;
       p.luceneOptions.disturbedAfterSeconds = 15;

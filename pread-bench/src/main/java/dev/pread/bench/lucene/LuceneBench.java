@@ -407,7 +407,7 @@ public final class LuceneBench {
       r.regimes.put("lucene merge", String.format(Locale.ROOT, "search during a merge, under the pressure regime's"
           + " limit (set up the same way). Per thread count, queries run without pause: %.1f s before; then another"
           + " thread opens an IndexWriter on the same index through the same Directory and force-merges it to one"
-          + " segment (at most %.0f s), reading every segment as Lucene merges do and writing the merged one, which"
+          + " segment (stopped and rolled back if still running after %.0f s), reading every segment as Lucene merges do and writing the merged one, which"
           + " is rolled back at the end so the index is unchanged; then %.1f s after.%s Recovery: from the merge's end"
           + " to the first of %d intervals of %.0f s in a row at %.0f%% of the QPS before. Hit ratio: of the block"
           + " cache of the Directories that have one. Directories: %s; threads %s", o.disturbedBeforeSeconds,
