@@ -376,8 +376,9 @@ final class BenchCommand implements Callable<Integer> {
           .filter(d -> d.equals(dev.pread.bench.raw.StrategyRegistry.DIR_ADAPTIVE) || d.equals(DIR_MMAP_RANDOM)).toList();
       p.luceneOptions.operatorThreads = new int[] {1};
       p.luceneOptions.disturbedBeforeSeconds = 2;
-      p.luceneOptions.neighbourSeconds = 6;
-      p.luceneOptions.disturbedAfterSeconds = 6;
+      p.luceneOptions.neighbourSeconds = 5;
+      p.luceneOptions.mergeCapSeconds = 10;
+      p.luceneOptions.disturbedAfterSeconds = 5;
       // Restart: ours against MMapDirectory, whose readahead makes it the best alternative warm and cold.
       p.luceneOptions.restartDirectories = p.luceneOptions.directories.stream()
           .filter(d -> d.equals(dev.pread.bench.raw.StrategyRegistry.DIR_ADAPTIVE) || d.equals(DIR_MMAP)).toList();
