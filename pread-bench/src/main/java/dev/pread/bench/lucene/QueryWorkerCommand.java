@@ -38,10 +38,20 @@ import picocli.CommandLine.Mixin;
  *   <li>warm: reads every index file (dir-cached: through the Directory, into its cache), 0.5 s of
  *       queries, then measures each thread count;
  *   <li>cold: per thread count, drops the page cache, reopens, measures the first seconds;
- *   <li>pressure (started in a memory cgroup): sets the group's limit to its own footprint plus the
- *       page-cache budget, evicts the index, reopens, runs queries untimed until the budget's worth
- *       was read from storage (the group is then at its limit), and measures each thread count.
- *       dir-cached's cache is the budget minus a slack the worker measures ({@link CacheSizing});
+ *   <li>pressure (started in a memory cgroup): evicts the index, sets the group's limit to its own
+ *       footprint plus the page-cache budget, reopens, runs queries untimed until the budget's worth
+ *       was read from storage (the group is then at its limit), sets the limit again to the median
+ *       of its footprint over a further warm-up (a cache's blocks left out) plus the budget, and
+ *       measures each thread count. dir-cached's cache is the budget minus a slack the worker
+ *       measures ({@link CacheSizing});
+ *   <li>throttled (also in an I/O cgroup that caps the index's disk): as pressure, counting the
+ *       device reads of each cell;
+ *   <li>merge and neighbour: set up as pressure, then per thread count a {@link DisturbedRun}: a
+ *       force-merge through the same Directory ({@link MergeDisturbance}), or another process
+ *       streaming a file ({@link Neighbour});
+ *   <li>restart-serve: warm, measured, closed (the Directory records its hot set); restart-open: a
+ *       JVM with nothing compiled opens the Directory (after dropping the page cache if asked) and
+ *       measures its first seconds;
  *   <li>changing (started in a memory cgroup): see {@link ChangingRun}.
  * </ul>
  *
