@@ -227,7 +227,7 @@ public class AdaptiveDirectory extends FSDirectory {
    * while {@link HotSetStats#loading()}.
    */
   public HotSetStats hotSetStats() {
-    return hotSet != null ? hotSet.stats() : new HotSetStats(0, 0, 0, 0, 0, 0, 0, 0, false);
+    return HotSetStats.of(hotSet);
   }
 
   /** For tests: completes when the load at open has finished or stopped; null if the hot set is off. */

@@ -151,7 +151,7 @@ public class CachedPreadDirectory extends FSDirectory {
 
   /** The hot set's counters: all zero when it is off or there was no record. */
   public HotSetStats hotSetStats() {
-    return hotSet != null ? hotSet.stats() : new HotSetStats(0, 0, 0, 0, 0, 0, 0, 0, false);
+    return HotSetStats.of(hotSet);
   }
 
   /** For tests: completes when the load at open has finished or stopped; null if the hot set is off. */

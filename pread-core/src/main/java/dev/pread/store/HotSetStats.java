@@ -24,4 +24,13 @@ public record HotSetStats(
     long staleFiles,
     long staleBytes,
     long budgetBytes,
-    boolean loading) {}
+    boolean loading) {
+
+  /** The counters of a directory without a hot set (it is off, or there was no record). */
+  static final HotSetStats NONE = new HotSetStats(0, 0, 0, 0, 0, 0, 0, 0, false);
+
+  /** {@code hotSet}'s counters, or {@link #NONE} if it is null. */
+  static HotSetStats of(HotSet hotSet) {
+    return hotSet != null ? hotSet.stats() : NONE;
+  }
+}

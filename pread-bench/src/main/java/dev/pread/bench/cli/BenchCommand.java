@@ -419,7 +419,7 @@ final class BenchCommand implements Callable<Integer> {
   private long steps(Plan p) {
     long batchCells = (long) p.batchRounds * p.batchSizes.length * p.batches.length * PRESSURE_BATCH_STRATEGIES.size();
     long coldBatchCells = (long) p.batchRounds * p.batchSizes.length * p.batches.length * p.batchStrategies.size();
-    return (p.lucene ? LuceneBench.steps(p.luceneOptions) : 0) + (!p.raw ? 0 : (p.warm ? (long) p.warmRounds
+    return (p.lucene ? LuceneBench.steps(p.luceneOptions) * LUCENE_STEP_WEIGHT : 0) + (!p.raw ? 0 : (p.warm ? (long) p.warmRounds
         * p.readSizes.length * p.warmThreads.size() * strategies.size() + 3 + 5 * 4 : 0)
         + (p.rawCold() ? (long) p.ioRounds * strategies.size() + 4L * p.delays.length : 0)
         + (p.rawPressure() ? (long) p.ioRounds * p.pressureStrategies.size() * 2 + p.distances.length + batchCells : 0))
@@ -431,7 +431,7 @@ final class BenchCommand implements Callable<Integer> {
   /** Runs every section of the plan, in report order. */
   private void runSections(Results r, Plan p, Path file, Progress pb) throws Exception {
     if (p.lucene) {
-      LuceneBench.run(r, p.luceneOptions, progress(pb));
+      LuceneBench.run(r, p.luceneOptions, progress(pb, LUCENE_STEP_WEIGHT));
     }
     if (p.raw && p.warm) {
       runWarm(r, file, p.size, p.readSizes, p.warmThreads, p.warmRounds, pb);
@@ -633,11 +633,23 @@ final class BenchCommand implements Callable<Integer> {
         progress(pb));
   }
 
+  /**
+   * How many steps of the bar one Lucene step (a worker's cell, seconds of queries in a JVM of its
+   * own) counts for against one raw step (a fraction of a second of reads), so that the estimate
+   * of the time left, which assumes steps of equal length, is not several times too long or short.
+   */
+  private static final long LUCENE_STEP_WEIGHT = 12;
+
   /** A progress callback: shows {@code message} and steps the bar. */
   private static java.util.function.Consumer<String> progress(Progress pb) {
+    return progress(pb, 1);
+  }
+
+  /** A progress callback: shows {@code message} and steps the bar by {@code weight}. */
+  private static java.util.function.Consumer<String> progress(Progress pb, long weight) {
     return message -> {
       pb.setExtraMessage(message);
-      pb.step();
+      pb.stepBy(weight);
     };
   }
 
