@@ -152,6 +152,34 @@ public class TestAdaptiveInputs extends LuceneTestCase {
     }
   }
 
+  public void testMergesReadAroundTheCacheWhileQueriesReadIt() throws IOException {
+    Path dir = createTempDir("index");
+    byte[] content = new byte[300_000];
+    new Random(random().nextLong()).nextBytes(content);
+    Files.write(dir.resolve("f"), content);
+    AdaptiveRegime regime = AdaptiveDirectory.regime(AdaptiveRegime.Mode.CACHED, 1 << 20);
+    try (AdaptiveDirectory d = new AdaptiveDirectory(dir, FSLockFactory.getDefault(), regime);
+        IndexInput query = d.openInput("f", IOContext.DEFAULT);
+        IndexInput merge = d.openInput("f", random().nextBoolean() ? IOContext.READONCE
+            : IOContext.merge(new org.apache.lucene.store.MergeInfo(10, content.length, false, 1)))) {
+      query.seek(1000);
+      query.readLong(); // a query's read puts its block into the cache
+      long resident = regime.existingCache().stats().residentBytes();
+      assertTrue(resident > 0);
+      byte[] got = new byte[content.length];
+      int at = 0;
+      while (at < got.length) { // sequential reads of random sizes, as a merge's
+        int n = Math.min(got.length - at, 1 + random().nextInt(40_000));
+        merge.readBytes(got, at, n);
+        at += n;
+      }
+      assertArrayEquals(content, got);
+      assertEquals("a merge puts no block into the cache", resident, regime.existingCache().stats().residentBytes());
+      assertTrue("a merge reads around the cache", regime.existingCache().stats().readAround() > 0);
+      assertEquals(AdaptiveDirectory.ReadPath.BLOCK_CACHE, d.readPath());
+    }
+  }
+
   public void testSegmentsOnlyWhileMapped() throws IOException {
     Path dir = createTempDir("index");
     Files.write(dir.resolve("f"), new byte[100_000]);

@@ -17,6 +17,7 @@ final class Neighbour implements DisturbedRun.Disturbance {
   private Process process;
   private long startNanos;
   private double seconds;
+  private long reapedReadBytes;
 
   Neighbour(Path file) {
     this.file = file;
@@ -44,6 +45,8 @@ final class Neighbour implements DisturbedRun.Disturbance {
   public void stop() throws Exception {
     seconds = (System.nanoTime() - startNanos) / 1e9;
     boolean diedEarly = !process.isAlive();
+    // The shell's count holds the cats it reaped; the running cat is killed, and reparented, not ours.
+    reapedReadBytes = readBytesOf(process.pid());
     process.descendants().forEach(ProcessHandle::destroyForcibly);
     process.destroyForcibly();
     int rc = process.waitFor();
@@ -51,6 +54,25 @@ final class Neighbour implements DisturbedRun.Disturbance {
       throw new IllegalStateException("the neighbour (cat of " + file + ") exited early with " + rc
           + (rc == 137 ? ": killed, the group's OOM killer chose it" : ""));
     }
+  }
+
+  @Override
+  public long reapedReadBytes() {
+    return reapedReadBytes;
+  }
+
+  /** {@code read_bytes} of process {@code pid} from /proc, 0 if it cannot be read. */
+  private static long readBytesOf(long pid) {
+    try {
+      for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "io"))) {
+        if (line.startsWith("read_bytes:")) {
+          return Long.parseLong(line.substring(11).trim());
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      // exited meanwhile
+    }
+    return 0;
   }
 
   @Override

@@ -158,7 +158,10 @@ public final class QueryWorkerCommand implements Callable<Integer> {
       }
       case "restart-serve" -> {
         // The JVM that serves the index before the restart: warm, measured, then closed (a Directory
-        // that keeps a hot set records it at close).
+        // that keeps a hot set records it at close). A node records its hot set every minute; this
+        // worker serves for seconds, so it records every second: a block cache gives a file's blocks
+        // up when its last input closes, and a record made at close keeps those of the last record.
+        System.setProperty("dev.pread.hotset.interval.seconds", "1");
         try (Directory d = StrategyRegistry.openDirectory(name, index, spec.cache()); DirectoryReader reader = DirectoryReader.open(d)) {
           IndexSearcher searcher = new IndexSearcher(reader);
           int t = spec.threads[0];
