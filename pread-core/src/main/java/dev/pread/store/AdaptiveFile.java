@@ -49,7 +49,7 @@ final class AdaptiveFile {
   final MemorySegment map;
   /**
    * False for merges and read-once inputs: they never fill the cache (they read around it while
-   * queries read it, else the mapping) and are not counted in the regime's open bytes.
+   * queries read it) and are not counted in the regime's open bytes.
    */
   final boolean usesCache;
 
@@ -146,9 +146,11 @@ final class AdaptiveFile {
   /** Sets the read path for the regime's mode, unless the file shrank. Caller holds the regime's lock. */
   void follow(int path) {
     if (readPath != TRUNCATED) {
-      // Merges and read-once inputs read around the block cache with O_DIRECT while queries read
-      // it, and otherwise their mapping (with readahead): never the page cache with pread.
-      readPath = usesCache || path == CACHE ? path : MAPPED;
+      // Merges and read-once inputs read as queries do, without filling the cache: around the
+      // block cache with O_DIRECT while queries read it, the page cache with pread and no
+      // readahead while they read that (a mapping's readahead would evict their pages), and their
+      // mapping while the index fits.
+      readPath = path;
     }
   }
 

@@ -51,14 +51,6 @@ final class DisturbedRun {
 
     /** What it did, for the report (e.g. the bytes it read or the segments it merged). */
     String describe();
-
-    /**
-     * Bytes read from storage that stopping it added to this process's own count: Linux adds a
-     * child's I/O to its parent's when the parent reaps it. 0 for a disturbance in this process.
-     */
-    default long reapedReadBytes() {
-      return 0;
-    }
   }
 
   private DisturbedRun() {}
@@ -108,8 +100,7 @@ final class DisturbedRun {
           disturbance.stop();
         }
         marks[2] = System.nanoTime();
-        ProcStats now = ProcStats.now();
-        io[2] = new ProcStats(now.majorFaults(), now.storageReadBytes() - disturbance.reapedReadBytes());
+        io[2] = ProcStats.now();
         cache[2] = stats == null ? null : stats.get();
         sleepUntil(marks[2] + (long) (afterSeconds * 1e9));
       } catch (Throwable e) {

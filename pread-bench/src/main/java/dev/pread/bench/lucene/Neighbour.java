@@ -9,15 +9,16 @@ import java.util.Locale;
 /**
  * A noisy neighbour for {@link DisturbedRun}: another process in the same cgroups (it inherits the
  * worker's memory and I/O groups) streams a large file through the page cache again and again, as
- * a snapshot upload or a log shipper would, with the disk's own readahead. Stopping it kills it and
- * its children.
+ * a snapshot upload or a log shipper would, with the disk's own readahead. It is started detached
+ * (its loop is not the worker's child), so that the worker never reaps it: Linux adds a reaped
+ * child's reads to its parent's count, which would put the neighbour's reads in the worker's.
+ * Stopping it kills its loop, then the {@code cat} it was running.
  */
 final class Neighbour implements DisturbedRun.Disturbance {
   private final Path file;
-  private Process process;
+  private ProcessHandle loop;
   private long startNanos;
   private double seconds;
-  private long reapedReadBytes;
 
   Neighbour(Path file) {
     this.file = file;
@@ -29,50 +30,41 @@ final class Neighbour implements DisturbedRun.Disturbance {
       throw new IOException(file + ": the neighbour's file is missing");
     }
     String quoted = "'" + file.toString().replace("'", "'\\''") + "'";
-    process = new ProcessBuilder("/bin/sh", "-c", "while :; do cat " + quoted + " > /dev/null || exit 1; done")
+    Process launcher = new ProcessBuilder("/bin/sh", "-c",
+        "(while :; do cat " + quoted + " > /dev/null || exit 1; done) > /dev/null 2>&1 < /dev/null & echo $!")
         .redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.DISCARD)
         .start();
+    String pid = new String(launcher.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII).trim();
+    try {
+      launcher.waitFor();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while starting the neighbour", e);
+    }
+    loop = ProcessHandle.of(Long.parseLong(pid)).orElseThrow(() -> new IOException("the neighbour's loop exited at once"));
     startNanos = System.nanoTime();
   }
 
   @Override
   public boolean finished() {
-    return !process.isAlive();
+    return !loop.isAlive();
   }
 
   @Override
   public void stop() throws Exception {
     seconds = (System.nanoTime() - startNanos) / 1e9;
-    boolean diedEarly = !process.isAlive();
-    // The shell's count holds the cats it reaped; the running cat is killed, and reparented, not ours.
-    reapedReadBytes = readBytesOf(process.pid());
-    process.descendants().forEach(ProcessHandle::destroyForcibly);
-    process.destroyForcibly();
-    int rc = process.waitFor();
+    boolean diedEarly = !loop.isAlive();
+    java.util.List<ProcessHandle> cats = loop.descendants().toList();
+    loop.destroyForcibly(); // first, so that it starts no other cat
+    cats.forEach(ProcessHandle::destroyForcibly);
+    loop.onExit().get(10, java.util.concurrent.TimeUnit.SECONDS);
+    for (ProcessHandle c : cats) {
+      c.onExit().get(10, java.util.concurrent.TimeUnit.SECONDS);
+    }
     if (diedEarly) {
-      throw new IllegalStateException("the neighbour (cat of " + file + ") exited early with " + rc
-          + (rc == 137 ? ": killed, the group's OOM killer chose it" : ""));
+      throw new IllegalStateException("the neighbour (cat of " + file + ") exited early; if the group's OOM killer chose"
+          + " it, the group ran out of memory");
     }
-  }
-
-  @Override
-  public long reapedReadBytes() {
-    return reapedReadBytes;
-  }
-
-  /** {@code read_bytes} of process {@code pid} from /proc, 0 if it cannot be read. */
-  private static long readBytesOf(long pid) {
-    try {
-      for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "io"))) {
-        if (line.startsWith("read_bytes:")) {
-          return Long.parseLong(line.substring(11).trim());
-        }
-      }
-    } catch (IOException | RuntimeException e) {
-      // exited meanwhile
-    }
-    return 0;
   }
 
   @Override
