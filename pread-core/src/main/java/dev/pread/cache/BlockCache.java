@@ -83,6 +83,8 @@ public final class BlockCache implements Closeable {
   /** Block memory is mapped in chunks of this size (huge-page aligned) as the cache fills. */
   private static final long CHUNK_BYTES = 32L << 20;
 
+  private static final int CHUNK_BYTES_MIB = 32;
+
   private static final System.Logger LOG = System.getLogger(BlockCache.class.getName());
   /** Set once the buffered-read fallback has been logged; package-private so tests can reset it. */
   static final AtomicBoolean BUFFERED_LOGGED = new AtomicBoolean();
@@ -435,11 +437,35 @@ public final class BlockCache implements Closeable {
    * Stops the cache from committing memory beyond {@code bytes} of blocks (at most its budget):
    * blocks never used before are handed out only while fewer than {@code bytes / blockSize()} have
    * been; past that, misses reuse blocks already in use. Memory already committed stays committed
-   * (it is given back only by {@link #close()}). A larger value lets the cache grow again. For a
-   * cache whose owner follows the memory left in a container that other processes share.
+   * ({@link #shrink} gives it back). A larger value lets the cache grow again, also after a {@link
+   * #shrink}. For a cache whose owner follows the memory left in a container that other processes
+   * share.
    */
   public void limitGrowth(long bytes) {
     policy.limitGrowth((int) Math.min(blockCount(), Math.max(0, bytes) / blockSize()));
+  }
+
+  /**
+   * Gives memory back to the kernel until the cache holds at most {@code bytes} (at least one
+   * block): the blocks above that size are evicted and their memory returned in whole chunks of
+   * up to {@value #CHUNK_BYTES_MIB} MiB, so a cache may keep up to a chunk more than asked. Blocks
+   * being read into or copied from at this moment stay until a later call. A larger {@code bytes}
+   * lets the cache hold that much again (blocks then fill it as misses come). The trade-off: the
+   * blocks evicted are chosen by position, not by use, so hot blocks may go and be read again.
+   * For an owner that must follow a container's memory when another process takes it (see {@link
+   * #limitGrowth} for growth alone). Safe while readers run: a read racing with this sees its block
+   * gone and reads it again.
+   *
+   * @return the bytes of block memory allocated after the call ({@link BlockCacheStats#allocatedBytes})
+   * @throws AlreadyClosedException if the cache is closed
+   */
+  public long shrink(long bytes) {
+    if (closed) {
+      throw new AlreadyClosedException("block cache " + name + " is closed");
+    }
+    int blocks = (int) Math.min(blockCount(), Math.max(0, bytes) / blockSize());
+    policy.shrink(blocks, slots::release);
+    return slots.allocatedBytes();
   }
 
   /** Bytes per block. */

@@ -1,6 +1,7 @@
 package dev.pread.cache;
 
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.IntConsumer;
 import java.util.function.LongConsumer;
 
 /**
@@ -78,6 +79,13 @@ final class ClockPolicy {
   private volatile int growthLimit = Integer.MAX_VALUE;
   private final int[] free;
   private int freeCount;
+  /**
+   * Slots at or above this index are given back ({@link #shrink}): never handed out, and evicted as
+   * soon as they are not busy. Guarded by lock.
+   */
+  private volatile int ceiling;
+  /** Slots in {@code [ceiling, neverUsed)} that hold nothing and are not on the free list. Guarded by lock. */
+  private int retired;
 
   ClockPolicy(BlockStates states, CacheCounters counters, boolean admission) {
     this.states = states;
@@ -91,6 +99,7 @@ final class ClockPolicy {
     this.ownerBlocks = new int[count];
     this.uses = new byte[count];
     this.free = new int[count];
+    this.ceiling = count;
   }
 
   /** Heap bytes of this policy's arrays (references counted as 8 bytes), sketch and hit buffer. */
@@ -204,6 +213,31 @@ final class ClockPolicy {
    */
   void limitGrowth(int slots) {
     growthLimit = Math.max(0, slots);
+    if (slots > ceiling) { // a racy read: raiseCeiling looks again under the lock
+      lockAndDrain();
+      try {
+        raiseCeiling(Math.min(count, slots));
+      } finally {
+        lock.unlock();
+      }
+    }
+  }
+
+  /**
+   * Lets slots below {@code target} be used again after a {@link #shrink}: the empty ones there
+   * that were retired become free. Caller holds the lock.
+   */
+  private void raiseCeiling(int target) {
+    if (target <= ceiling) {
+      return;
+    }
+    for (int s = ceiling; s < Math.min(target, neverUsed); s++) {
+      if (owners[s] == null) {
+        free[freeCount++] = s;
+        retired--;
+      }
+    }
+    ceiling = target;
   }
 
   /**
@@ -218,20 +252,25 @@ final class ClockPolicy {
         return claim;
       }
     }
-    if (neverUsed < Math.min(count, growthLimit)) {
+    if (neverUsed < Math.min(ceiling, growthLimit)) {
       long claim = states.claimFree(neverUsed++);
       if (Outcome.isEntry(claim)) {
         return claim;
       }
     }
+    // The hand turns over the slots below the ceiling; blocks above it are left to shrink().
+    int end = Math.min(ceiling, neverUsed);
+    if (hand >= end) {
+      hand = 0;
+    }
     // Every block loses one use per turn, so within MAX_USE + 1 turns a block that is not pinned
     // or loading reaches 0.
-    long limit = (long) count * (MAX_USE + 2);
+    long limit = (long) end * (MAX_USE + 2);
     // This miss is counted after the choice: it raises the candidate's estimate by one.
     int candidate = admit ? Math.min(15, sketch.frequency(key) + 1) : 0;
     for (long step = 0; step < limit; step++) {
       int slot = hand;
-      hand = slot + 1 == count ? 0 : slot + 1;
+      hand = slot + 1 >= end ? 0 : slot + 1;
       // The compact arrays first: the hand may pass many used blocks, and each state word is on a
       // cache line of its own.
       if (owners[slot] == null || (admit && inWindow[slot])) {
@@ -346,7 +385,83 @@ final class ClockPolicy {
   private void freed(int slot) {
     owners[slot] = null;
     uses[slot] = 0;
-    free[freeCount++] = slot;
+    if (slot < ceiling) {
+      free[freeCount++] = slot;
+    } else {
+      retired++; // above the ceiling: given back by the next shrink()
+    }
+  }
+
+  /**
+   * Gives back the slots at or above {@code slots} (at least one slot stays): no block is cached
+   * in them any more, and their memory is returned to the kernel. Blocks there are evicted, except
+   * those pinned or loading at this moment, which stay readable and are evicted by a later call.
+   * Then {@code release} is called, under the lock, with the first slot above which no slot holds
+   * anything; every slot from there on is never handed out again unless a call with a larger
+   * {@code slots} raises the ceiling, and then only as never used. A larger {@code slots} than the
+   * current ceiling raises it (up to the budget), as {@link #limitGrowth} does.
+   */
+  void shrink(int slots, IntConsumer release) {
+    lockAndDrain();
+    try {
+      int target = Math.max(1, Math.min(count, slots));
+      if (target >= ceiling) {
+        raiseCeiling(target);
+        return;
+      }
+      // Retired slots on the free list leave it.
+      int kept = 0;
+      for (int i = 0; i < freeCount; i++) {
+        if (free[i] < target) {
+          free[kept++] = free[i];
+        } else {
+          retired++;
+        }
+      }
+      freeCount = kept;
+      ceiling = target;
+      // The window keeps only slots below the ceiling.
+      if (sketch != null) {
+        int w = 0;
+        for (int i = 0; i < windowCount; i++) {
+          int s = window[i];
+          if (s < target) {
+            window[w++] = s;
+          } else {
+            inWindow[s] = false;
+          }
+        }
+        windowCount = w;
+        windowHand = w == 0 ? 0 : windowHand % w;
+      }
+      if (hand >= target) {
+        hand = 0;
+      }
+      // Evict what is not busy above the ceiling.
+      for (int s = target; s < neverUsed; s++) {
+        if (owners[s] == null) {
+          continue;
+        }
+        long state = states.state(s);
+        if ((state & (BlockStates.PINS | BlockStates.LOADING)) != 0) {
+          continue; // busy: a later call evicts it
+        }
+        long claim = evict(s, state);
+        if (Outcome.isEntry(claim)) {
+          releaseClaimed(s, BlockStates.generationOf(claim)); // above the ceiling: retired
+        }
+      }
+      // Lower the high-water mark past the empty slots at the top, and give their memory back.
+      int top = neverUsed;
+      while (top > target && owners[top - 1] == null) {
+        top--;
+      }
+      retired -= neverUsed - top;
+      neverUsed = top;
+      release.accept(top);
+    } finally {
+      lock.unlock();
+    }
   }
 
   /**
@@ -379,7 +494,7 @@ final class ClockPolicy {
   int freeBlocks() {
     lockAndDrain();
     try {
-      return freeCount + Math.max(0, Math.min(count, growthLimit) - neverUsed);
+      return freeCount + Math.max(0, Math.min(ceiling, growthLimit) - neverUsed);
     } finally {
       lock.unlock();
     }
@@ -389,7 +504,7 @@ final class ClockPolicy {
   int residentBlocks() {
     lockAndDrain();
     try {
-      return neverUsed - freeCount;
+      return neverUsed - freeCount - retired;
     } finally {
       lock.unlock();
     }

@@ -139,6 +139,7 @@ final class NativeIO {
   static final int MADV_NORMAL = 0;
   static final int MADV_RANDOM = 1;
   static final int MADV_WILLNEED = 3;
+  static final int MADV_DONTNEED = 4;
   static final int MADV_HUGEPAGE = 14;
 
   /**

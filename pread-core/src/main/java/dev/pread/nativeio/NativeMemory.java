@@ -81,6 +81,31 @@ public final class NativeMemory {
     }
   }
 
+  /**
+   * Gives the memory of {@code segment}, a part of a mapping made by {@link #mapAnonymous} whose
+   * start and size are multiples of the page size, back to the kernel ({@code
+   * MADV_DONTNEED}): the mapping stays, and reads from it then see zeros until it is written again,
+   * which commits memory anew. Readers racing with this read zeros, never unmapped memory.
+   *
+   * @throws IllegalArgumentException if the segment is not page-aligned
+   * @throws java.io.UncheckedIOException if the kernel refuses, naming the errno
+   */
+  public static void discard(MemorySegment segment) {
+    NativeAccess.ensureAvailable();
+    if ((segment.address() & 4095) != 0 || (segment.byteSize() & 4095) != 0) {
+      throw new IllegalArgumentException("discard needs a page-aligned segment (address " + segment.address()
+          + ", size " + segment.byteSize() + ")");
+    }
+    try (Arena call = Arena.ofConfined()) {
+      MemorySegment capture = NativeIO.allocateCapture(call);
+      int rc = NativeIO.madvise(capture, segment.address(), segment.byteSize(), NativeIO.MADV_DONTNEED);
+      if (rc != 0) {
+        throw new UncheckedIOException(
+            new NativeIOException(ANONYMOUS, "madvise(MADV_DONTNEED)", NativeIOException.NO_OFFSET, -1, -rc));
+      }
+    }
+  }
+
   private static void unmap(MemorySegment capture, long base, long length) {
     NativeIO.munmap(capture, base, length);
     LIVE.decrementAndGet();

@@ -142,6 +142,121 @@ public class TestBlockCache extends LuceneTestCase {
     }
   }
 
+  /**
+   * shrink evicts the blocks above the size asked, gives whole chunks back (allocated bytes fall),
+   * keeps every read correct, holds no more than asked until a larger size lets it grow again.
+   */
+  public void testShrinkGivesMemoryBackAndGrowsAgain() throws IOException {
+    int block = 16 << 10;
+    int chunkBlocks = (32 << 20) / block;
+    int blocks = 2 * chunkBlocks + chunkBlocks / 2; // two chunks and a half
+    long seed = random().nextLong();
+    long size = (long) (blocks + 64) * block;
+    Path p = Content.write(createTempDir(), "f", seed, size);
+    try (BlockCache cache = BlockCache.builder((long) blocks * block).blockSize(block).build();
+        CachedFile f = cache.open(p)) {
+      BlockReader r = f.newReader();
+      byte[] b = new byte[block];
+      for (long pos = 0; pos + block <= size; pos += block) {
+        f.read(pos, b, 0, block);
+        Content.check("at " + pos, seed, pos, b, 0, block);
+      }
+      assertEquals((long) blocks * block, cache.stats().allocatedBytes());
+      assertEquals((long) blocks * block, cache.stats().residentBytes());
+
+      int keep = 1 + random().nextInt(chunkBlocks + chunkBlocks / 2); // within the first two chunks
+      long allocated = cache.shrink((long) keep * block + random().nextInt(block));
+      long keptChunks = (keep + chunkBlocks - 1) / chunkBlocks;
+      assertEquals("whole chunks above " + keep + " blocks given back", keptChunks * chunkBlocks * block, allocated);
+      assertEquals(allocated, cache.stats().allocatedBytes());
+      assertEquals((long) keep * block, cache.stats().residentBytes());
+      // every byte still reads right, in place and copied, and the cache stays within keep blocks
+      for (int i = 0; i < 3 * blocks; i++) {
+        long pos = random().nextLong(size - 8);
+        assertEquals("at " + pos, Content.byteAt(seed, pos), r.readByte(pos));
+        long at = random().nextLong(size - block);
+        f.read(at, b, 0, block);
+        Content.check("at " + at, seed, at, b, 0, block);
+      }
+      BlockCacheStats s = cache.stats();
+      assertTrue(s.toString(), s.residentBytes() <= (long) keep * block);
+      assertEquals(s.toString(), allocated, s.allocatedBytes());
+      assertEquals(s.toString(), (long) keep * block, s.residentBytes() + cache.freeBytes());
+
+      // room again: it refills up to its budget
+      cache.shrink(Long.MAX_VALUE);
+      for (long pos = 0; pos + block <= size; pos += block) {
+        f.read(pos, b, 0, block);
+        Content.check("at " + pos, seed, pos, b, 0, block);
+      }
+      assertEquals((long) blocks * block, cache.stats().residentBytes());
+      assertEquals((long) blocks * block, cache.stats().allocatedBytes());
+    }
+  }
+
+  /** Readers on several threads read the right bytes while another thread shrinks and grows the cache. */
+  public void testShrinkWhileReading() throws Exception {
+    int block = 16 << 10;
+    int chunkBlocks = (32 << 20) / block;
+    int blocks = 2 * chunkBlocks + 17;
+    long seed = random().nextLong();
+    long size = (long) blocks * block * 5 / 4;
+    Path p = Content.write(createTempDir(), "f", seed, size);
+    long shrinkerSeed = random().nextLong();
+    try (BlockCache cache = BlockCache.builder((long) blocks * block).blockSize(block).build();
+        CachedFile f = cache.open(p)) {
+      int readers = 2;
+      java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
+      java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(readers);
+      List<Thread> threads = new ArrayList<>();
+      for (int t = 0; t < readers; t++) {
+        long readerSeed = random().nextLong();
+        Thread th = new Thread(() -> {
+          try {
+            Random rnd = new Random(readerSeed);
+            BlockReader r = f.newReader();
+            byte[] b = new byte[3 * block];
+            for (int i = 0; i < 20_000; i++) {
+              long pos = (long) (Math.abs(rnd.nextGaussian()) * size / 3) % (size - b.length);
+              if (rnd.nextBoolean()) {
+                assertEquals("at " + pos, Content.byteAt(seed, pos), r.readByte(pos));
+              } else {
+                int len = 1 + rnd.nextInt(b.length);
+                f.read(pos, b, 0, len);
+                Content.check("at " + pos, seed, pos, b, 0, len);
+              }
+            }
+          } catch (Throwable e) {
+            failure.compareAndSet(null, e);
+          } finally {
+            done.countDown();
+          }
+        });
+        threads.add(th);
+        th.start();
+      }
+      Random rnd = new Random(shrinkerSeed);
+      int shrinks = 0;
+      while (done.getCount() > 0 || shrinks < 20) {
+        cache.shrink(rnd.nextInt(4) == 0 ? Long.MAX_VALUE : (long) (1 + rnd.nextInt(blocks)) * block);
+        shrinks++;
+        Thread.yield();
+      }
+      for (Thread th : threads) {
+        th.join();
+      }
+      if (failure.get() != null) {
+        throw new AssertionError("reader failed (shrinker seed " + shrinkerSeed + ")", failure.get());
+      }
+      // quiet now: a shrink takes the cache to what it asks
+      int keep = 1 + rnd.nextInt(chunkBlocks);
+      assertEquals((long) chunkBlocks * block, cache.shrink((long) keep * block));
+      BlockCacheStats s = cache.stats();
+      assertTrue(s.toString(), s.residentBytes() <= (long) keep * block);
+      assertEquals(s.toString(), 0, s.loadFailures());
+    }
+  }
+
   public void testEndOfFile() throws IOException {
     Path dir = createTempDir();
     int blockSize = 4096;

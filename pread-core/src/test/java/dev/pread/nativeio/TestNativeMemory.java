@@ -40,4 +40,27 @@ public class TestNativeMemory extends LuceneTestCase {
     assertNotNull(e.getMessage());
     assertEquals("a mapping for a closed arena was left mapped", before, NativeMemory.liveMappings());
   }
+
+  /** discard gives the pages back: the mapping stays, reads see zeros, a write commits again. */
+  public void testDiscardGivesThePagesBack() {
+    assumeTrue("needs native access", NativeAccess.isAvailable());
+    long length = NativeMemory.HUGE_PAGE * (1 + random().nextInt(2));
+    try (Arena arena = Arena.ofShared()) {
+      MemorySegment m = NativeMemory.mapAnonymous(length, arena);
+      m.fill((byte) 5);
+      long pages = length / 4096;
+      long first = random().nextLong(pages);
+      long count = 1 + random().nextLong(pages - first);
+      NativeMemory.discard(m.asSlice(first * 4096, count * 4096));
+      for (long p = 0; p < pages; p++) {
+        byte expected = p >= first && p < first + count ? (byte) 0 : (byte) 5;
+        assertEquals("page " + p, expected, m.get(ValueLayout.JAVA_BYTE, p * 4096 + random().nextInt(4096)));
+      }
+      m.set(ValueLayout.JAVA_BYTE, first * 4096, (byte) 9);
+      assertEquals(9, m.get(ValueLayout.JAVA_BYTE, first * 4096));
+      IllegalArgumentException e =
+          expectThrows(IllegalArgumentException.class, () -> NativeMemory.discard(m.asSlice(1, 4096)));
+      assertTrue(e.getMessage(), e.getMessage().contains("page-aligned"));
+    }
+  }
 }
