@@ -32,8 +32,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * go back to mappings when the files fall below {@value #UNFIT_SHARE} of that memory; the gap
  * keeps them from switching back and forth. While inputs read the cache, each check lets it commit
  * memory up to what is left for files then, and no further ({@link BlockCache#limitGrowth}): a
- * neighbour that takes memory stops the cache from growing into it. Memory the cache already holds
- * is given back only when the last directory closes. Every switch is logged with its figures.
+ * neighbour that takes memory stops the cache from growing into it, and if the cache holds more
+ * than is left, it gives the excess back ({@link BlockCache#shrink}), evicting the blocks it held
+ * there. All of its memory is given back when the last directory closes. Every switch and every
+ * shrink is logged with its figures.
  *
  * <p><b>When it looks.</b> At most once a second, on a thread that opens, clones, slices or
  * prefetches an input: the check reads a few files under {@code /proc} and {@code /sys/fs/cgroup},
@@ -65,8 +67,10 @@ final class AdaptiveRegime {
   /** Switch back to mappings below this share. */
   static final double UNFIT_SHARE = 0.7;
 
-  static final long MIN_SLACK_MIB = 48;
-  static final long SLACK_PERCENT = 2;
+  static final long MIN_SLACK_MIB = 64;
+  static final long SLACK_PERCENT = 5;
+  /** The cache gives memory back when it holds more than the memory left for files by this much. */
+  static final long SHRINK_MARGIN_MIB = 32;
   private static final long MIN_CACHE_BYTES = 16L << 20;
   private static final long CHECK_INTERVAL_NANOS = 1_000_000_000L;
   private static final System.Logger LOG = System.getLogger(AdaptiveDirectory.class.getName());
@@ -107,7 +111,6 @@ final class AdaptiveRegime {
   private int users;
   private boolean readFailureLogged;
   private int cachesCreated;
-  private boolean overBudgetLogged;
   /** INFO for the JVM's regime; DEBUG for the regimes tests make by the dozen. */
   private final System.Logger.Level logLevel;
 
@@ -385,19 +388,21 @@ final class AdaptiveRegime {
 
   /**
    * Keeps the cache's committed memory within {@code budget}, the memory left for files now: it
-   * may grow up to it, and no further. The cache cannot give memory back while open, so if it
-   * already holds more (a neighbour took memory after it filled), that is logged once. Caller holds
-   * the lock.
+   * may grow up to it, and no further; if it holds more by over {@value #SHRINK_MARGIN_MIB} MiB (a
+   * neighbour took memory after the cache filled), it gives the rest back ({@link
+   * BlockCache#shrink}), so that the container's limit is not reached by memory the kernel cannot
+   * reclaim. Caller holds the lock.
    */
   private void followMemory(long budget) {
     cache.limitGrowth(budget);
     long allocated = cache.stats().allocatedBytes();
-    if (allocated > budget && !overBudgetLogged) {
-      overBudgetLogged = true;
+    if (allocated > budget + (SHRINK_MARGIN_MIB << 20)) {
+      long now = cache.shrink(budget);
       LOG.log(
-          System.Logger.Level.WARNING,
-          "AdaptiveDirectory: the block cache holds {0} MiB, more than the {1} MiB now left for file pages; it no longer"
-              + " grows (logged once)",
+          logLevel,
+          "AdaptiveDirectory: the block cache gave back {0} MiB: it held {1} MiB, more than the {2} MiB now left for"
+              + " file pages",
+          (allocated - now) >> 20,
           allocated >> 20,
           budget >> 20);
     }

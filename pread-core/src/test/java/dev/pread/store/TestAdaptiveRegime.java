@@ -140,6 +140,64 @@ public class TestAdaptiveRegime extends LuceneTestCase {
     }
   }
 
+  /**
+   * A neighbour takes memory after the cache filled: the next check gives the excess back (whole
+   * chunks), reads stay right, and the cache grows again once the memory comes back.
+   */
+  public void testCacheGivesMemoryBackWhenANeighbourTakesIt() throws IOException {
+    assumeTrue("needs native access", dev.pread.nativeio.NativeAccess.isAvailable());
+    FakeProc fake = new FakeProc(createTempDir("proc")).meminfo(24L << 30, 20L << 30);
+    long limit = 2048 * MIB;
+    long slack = AdaptiveRegime.slackBytes(limit);
+    Path group = fake.cgroupV2("/c", Long.toString(limit), limit - slack - 100 * MIB, 0, 0);
+    AdaptiveRegime regime = new AdaptiveRegime(AdaptiveRegime.Mode.AUTO, fake.memory(), 0);
+    Path dir = createTempDir("index");
+    byte[] content = new byte[40 << 20];
+    new Random(random().nextLong()).nextBytes(content);
+    try (AdaptiveDirectory d = new AdaptiveDirectory(dir, FSLockFactory.getDefault(), regime)) {
+      IndexInput[] in = new IndexInput[3];
+      for (int i = 0; i < 3; i++) {
+        Files.write(dir.resolve("f" + i), content);
+        in[i] = d.openInput("f" + i, IOContext.DEFAULT);
+      }
+      regime.check();
+      assertEquals("120 MiB open, 100 MiB left: a cache of 100 MiB", AdaptiveDirectory.ReadPath.BLOCK_CACHE,
+          d.readPath());
+      readAll(in, content);
+      long full = d.cacheStats().allocatedBytes();
+      assertTrue(d.cacheStats().toString(), full > 96 * MIB);
+
+      // A neighbour takes 60 MiB: 40 MiB left for files. The cache gives back what is above it.
+      long left = 40 * MIB;
+      setCurrent(fake, group, limit - slack - left + full);
+      regime.check();
+      long allocated = d.cacheStats().allocatedBytes();
+      assertTrue(d.cacheStats().toString(), allocated <= left + 32 * MIB);
+      assertTrue(d.cacheStats().toString(), d.cacheStats().residentBytes() <= left);
+      readAll(in, content);
+      assertTrue(d.cacheStats().toString(), d.cacheStats().residentBytes() <= left);
+      assertEquals(allocated, d.cacheStats().allocatedBytes());
+
+      // It leaves: 100 MiB left again (the files still do not fit), the cache fills again.
+      setCurrent(fake, group, limit - slack - 100 * MIB + allocated);
+      regime.check();
+      readAll(in, content);
+      assertTrue(d.cacheStats().toString(), d.cacheStats().residentBytes() > left + 32 * MIB);
+      for (IndexInput i : in) {
+        i.close();
+      }
+    }
+  }
+
+  private static void readAll(IndexInput[] in, byte[] content) throws IOException {
+    byte[] all = new byte[content.length];
+    for (IndexInput i : in) {
+      IndexInput c = i.clone();
+      c.readBytes(all, 0, all.length);
+      assertArrayEquals(content, all);
+    }
+  }
+
   public void testUnreadableFiguresKeepTheMode() throws IOException {
     assumeTrue("needs native access", dev.pread.nativeio.NativeAccess.isAvailable());
     FakeProc fake = new FakeProc(createTempDir("proc")).meminfo(24L << 30, 20L << 30);
@@ -169,7 +227,8 @@ public class TestAdaptiveRegime extends LuceneTestCase {
     String auto = new AdaptiveRegime(AdaptiveRegime.Mode.AUTO, fake.memory(), 0).describe();
     assertTrue(auto, auto.startsWith("mode auto: memory mappings while the open index files are at most 0.9 of the"
         + " memory left for file pages (" + left + " MiB now = limit 1024 MiB - unreclaimable 100 MiB + block cache 0 MiB"
-        + " - slack " + (slack >> 20) + " MiB, from " + group + " (cgroup v2); slack = 48 MiB + 2% of the limit)"));
+        + " - slack " + (slack >> 20) + " MiB, from " + group + " (cgroup v2); slack = " + AdaptiveRegime.MIN_SLACK_MIB + " MiB + "
+        + AdaptiveRegime.SLACK_PERCENT + "% of the limit)"));
     assertTrue(auto, auto.endsWith("beyond that a block cache of the memory left for file pages, at least 16 MiB,"
         + " and mappings again below 0.7"));
 
