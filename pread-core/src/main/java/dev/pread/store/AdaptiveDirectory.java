@@ -30,7 +30,10 @@ import org.apache.lucene.util.Unwrappable;
  * container (its memory limit, or the machine's memory, minus what the kernel cannot reclaim, minus
  * a slack), with scan-resistant admission, so a query's misses cost one small read each instead of
  * the page faults with readahead that make mmap thrash under a memory limit. Merges and read-once
- * inputs keep reading the mapping and so never displace the blocks queries use.
+ * inputs never put blocks into the cache: they read what it holds and the rest around it with
+ * {@code O_DIRECT}, so they neither displace the blocks queries use nor fill the page cache that
+ * the container's limit counts beside the cache. Where inputs read the page cache with {@code
+ * pread}, merges do too, without readahead.
  *
  * <p>The choice is made for all adaptive directories of the JVM together, at most once a second,
  * from the total size of their open files and the kernel's memory figures; every switch is logged

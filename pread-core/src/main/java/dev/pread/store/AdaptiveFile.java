@@ -47,7 +47,10 @@ final class AdaptiveFile {
   final Path path;
   final long size;
   final MemorySegment map;
-  /** False for merges and read-once inputs: they read the mapping and never fill the cache. */
+  /**
+   * False for merges and read-once inputs: they never fill the cache (they read around it while
+   * queries read it) and are not counted in the regime's open bytes.
+   */
   final boolean usesCache;
 
   /**
@@ -68,6 +71,8 @@ final class AdaptiveFile {
   private volatile CachedFile cached;
   /** The whole file through the page cache with pread and RANDOM advice; made on first use. */
   private volatile PreadIndexInput pageCache;
+  /** Merges and read-once inputs while queries read the cache: reads around it, made on first use. */
+  private volatile PreadIndexInput aroundCache;
   private volatile boolean closed;
 
   private AdaptiveFile(
@@ -96,7 +101,7 @@ final class AdaptiveFile {
     Arena arena = Arena.ofShared();
     NativeFile handle = null;
     try {
-      handle = usesCache && regime.hasCache() ? NativeFile.open(path) : null;
+      handle = regime.hasCache() ? NativeFile.open(path) : null;
       MemorySegment map = MappedFiles.map(path, size, arena);
       AdaptiveFile f = new AdaptiveFile(path, size, attributes.fileKey(), handle, map, arena, usesCache, regime);
       MapAdvice advice = usesCache ? regime.mappingAdvice() : MapAdvice.NORMAL;
@@ -133,7 +138,7 @@ final class AdaptiveFile {
       if (cache == null || handle == null) {
         throw new IllegalStateException(path + ": no block cache without native access");
       }
-      cached = cache.open(handle, true);
+      cached = cache.open(handle, usesCache); // merges and read-once inputs read around the cache
     }
     return cached;
   }
@@ -141,7 +146,11 @@ final class AdaptiveFile {
   /** Sets the read path for the regime's mode, unless the file shrank. Caller holds the regime's lock. */
   void follow(int path) {
     if (readPath != TRUNCATED) {
-      readPath = usesCache ? path : MAPPED;
+      // Merges and read-once inputs read as queries do, without filling the cache: around the
+      // block cache with O_DIRECT while queries read it, the page cache with pread and no
+      // readahead while they read that (a mapping's readahead would evict their pages), and their
+      // mapping while the index fits.
+      readPath = path;
     }
   }
 
@@ -169,6 +178,23 @@ final class AdaptiveFile {
     } catch (IOException e) {
       return -1;
     }
+  }
+
+  /**
+   * An input of the whole file that reads what the block cache holds and the rest around it with
+   * {@code O_DIRECT}, without inserting: for merges and read-once inputs. Made on first use.
+   */
+  PreadIndexInput aroundCache() throws IOException {
+    PreadIndexInput p = aroundCache;
+    return p != null ? p : openAroundCache();
+  }
+
+  private synchronized PreadIndexInput openAroundCache() throws IOException {
+    if (aroundCache == null) {
+      aroundCache = new PreadIndexInput("AdaptiveIndexInput(path=\"" + path + "\", around the block cache)",
+          new BlockCacheSource(cached()), PreadDirectory.DEFAULT_BUFFER_SIZE, false);
+    }
+    return aroundCache;
   }
 
   /** An input of the whole file reading the page cache with {@code pread}, made on first use. */
@@ -214,7 +240,7 @@ final class AdaptiveFile {
     closed = true;
     regime.unregister(this);
     try {
-      IOUtils.close(cached, pageCache, handle);
+      IOUtils.close(aroundCache, cached, pageCache, handle);
     } finally {
       arena.close();
     }

@@ -101,7 +101,9 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
         other =
             path == AdaptiveFile.PAGE_CACHE
                 ? PositionalReader.of(file.pageCache().clone())
-                : PositionalReader.of(file.cached().newReader());
+                : file.usesCache
+                    ? PositionalReader.of(file.cached().newReader())
+                    : PositionalReader.of(file.aroundCache().clone());
       } catch (IllegalStateException e) {
         throw alreadyClosed(e);
       }
@@ -454,6 +456,8 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
       MappedFiles.advise(file.map, start, end - start, MapAdvice.WILLNEED);
     } else if (file.readPath == AdaptiveFile.PAGE_CACHE) {
       file.pageCache().prefetch(offset + off, len);
+    } else if (!file.usesCache) {
+      return; // a merge or read-once input reads around the cache: nothing to load into it
     } else {
       try {
         file.cached().prefetch(offset + off, len);

@@ -152,7 +152,7 @@ public class TestAdaptiveInputs extends LuceneTestCase {
     }
   }
 
-  public void testMergesReadTheMappingAndNeverFillTheCache() throws IOException {
+  public void testMergesReadAroundTheCacheWhileQueriesReadIt() throws IOException {
     Path dir = createTempDir("index");
     byte[] content = new byte[300_000];
     new Random(random().nextLong()).nextBytes(content);
@@ -175,7 +175,7 @@ public class TestAdaptiveInputs extends LuceneTestCase {
       }
       assertArrayEquals(content, got);
       assertEquals("a merge puts no block into the cache", resident, regime.existingCache().stats().residentBytes());
-      assertEquals("a merge reads its mapping, not around the cache", 0, regime.existingCache().stats().readAround());
+      assertTrue("a merge reads around the cache", regime.existingCache().stats().readAround() > 0);
       assertEquals(AdaptiveDirectory.ReadPath.BLOCK_CACHE, d.readPath());
     }
   }
