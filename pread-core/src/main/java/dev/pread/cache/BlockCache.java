@@ -81,9 +81,9 @@ public final class BlockCache implements Closeable {
   public static final int DEFAULT_MAX_PREFETCH_BLOCKS = 64;
 
   /** Block memory is mapped in chunks of this size (huge-page aligned) as the cache fills. */
-  private static final long CHUNK_BYTES = 32L << 20;
+  static final long CHUNK_BYTES = 8L << 20;
 
-  private static final int CHUNK_BYTES_MIB = 32;
+  private static final int CHUNK_BYTES_MIB = 8;
 
   private static final System.Logger LOG = System.getLogger(BlockCache.class.getName());
   /** Set once the buffered-read fallback has been logged; package-private so tests can reset it. */

@@ -31,8 +31,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * pages are not mapped, so the kernel reclaims them without unmapping. The directories
  * go back to mappings when the files fall below {@value #UNFIT_SHARE} of that memory; the gap
  * keeps them from switching back and forth. While inputs read the cache, each check lets it commit
- * memory up to what is left for files then, and no further ({@link BlockCache#limitGrowth}): a
- * neighbour that takes memory stops the cache from growing into it, and if the cache holds more
+ * memory up to what is left for files then, and at most {@value #GROWTH_STEP_MIB} MiB more before
+ * the next ({@link BlockCache#limitGrowth}): a neighbour that takes memory stops the cache from
+ * growing into it, and if the cache holds more
  * than is left, it gives the excess back ({@link BlockCache#shrink}), evicting the blocks it held
  * there. All of its memory is given back when the last directory closes. Every switch and every
  * shrink is logged with its figures.
@@ -67,10 +68,12 @@ final class AdaptiveRegime {
   /** Switch back to mappings below this share. */
   static final double UNFIT_SHARE = 0.7;
 
-  static final long MIN_SLACK_MIB = 64;
-  static final long SLACK_PERCENT = 5;
+  static final long MIN_SLACK_MIB = 96;
+  static final long SLACK_PERCENT = 2;
   /** The cache gives memory back when it holds more than the memory left for files by this much. */
-  static final long SHRINK_MARGIN_MIB = 32;
+  static final long SHRINK_MARGIN_MIB = 16;
+  /** The most memory the cache may commit between two looks at memory. */
+  static final long GROWTH_STEP_MIB = 64;
   private static final long MIN_CACHE_BYTES = 16L << 20;
   private static final long CHECK_INTERVAL_NANOS = 1_000_000_000L;
   private static final System.Logger LOG = System.getLogger(AdaptiveDirectory.class.getName());
@@ -388,14 +391,15 @@ final class AdaptiveRegime {
 
   /**
    * Keeps the cache's committed memory within {@code budget}, the memory left for files now: it
-   * may grow up to it, and no further; if it holds more by over {@value #SHRINK_MARGIN_MIB} MiB (a
-   * neighbour took memory after the cache filled), it gives the rest back ({@link
-   * BlockCache#shrink}), so that the container's limit is not reached by memory the kernel cannot
-   * reclaim. Caller holds the lock.
+   * may grow up to it, by at most {@value #GROWTH_STEP_MIB} MiB before the next look (so that a
+   * neighbour taking memory fast meets a cache that grows slowly), and no further; if it holds more
+   * by over {@value #SHRINK_MARGIN_MIB} MiB (a neighbour took memory after the cache filled), it
+   * gives the rest back ({@link BlockCache#shrink}), so that the container's limit is not reached by
+   * memory the kernel cannot reclaim. Caller holds the lock.
    */
   private void followMemory(long budget) {
-    cache.limitGrowth(budget);
     long allocated = cache.stats().allocatedBytes();
+    cache.limitGrowth(Math.min(budget, allocated + (GROWTH_STEP_MIB << 20)));
     if (allocated > budget + (SHRINK_MARGIN_MIB << 20)) {
       long now = cache.shrink(budget);
       LOG.log(

@@ -148,7 +148,7 @@ public class TestBlockCache extends LuceneTestCase {
    */
   public void testShrinkGivesMemoryBackAndGrowsAgain() throws IOException {
     int block = 16 << 10;
-    int chunkBlocks = (32 << 20) / block;
+    int chunkBlocks = (int) (BlockCache.CHUNK_BYTES / block);
     int blocks = 2 * chunkBlocks + chunkBlocks / 2; // two chunks and a half
     long seed = random().nextLong();
     long size = (long) (blocks + 64) * block;
@@ -197,7 +197,7 @@ public class TestBlockCache extends LuceneTestCase {
   /** Readers on several threads read the right bytes while another thread shrinks and grows the cache. */
   public void testShrinkWhileReading() throws Exception {
     int block = 16 << 10;
-    int chunkBlocks = (32 << 20) / block;
+    int chunkBlocks = (int) (BlockCache.CHUNK_BYTES / block);
     int blocks = 2 * chunkBlocks + 17;
     long seed = random().nextLong();
     long size = (long) blocks * block * 5 / 4;
