@@ -25,9 +25,10 @@ import org.apache.lucene.store.AlreadyClosedException;
  *
  * <p><b>Memory.</b> The cache holds at most {@link #budgetBytes()} of block data, in blocks of
  * {@link #blockSize()} bytes aligned to 4096. Memory is mapped in chunks (2 MiB-aligned, advised for
- * transparent huge pages), committed by the kernel as blocks are first written, and all of it is
- * freed by {@link #close()}. It is not page cache: the kernel cannot reclaim it under a memory
- * limit. Besides the data, the cache keeps {@link
+ * transparent huge pages), committed by the kernel as blocks are first written, given back in
+ * whole chunks by {@link #shrink}, and all of it freed by {@link #close()}. It is not page cache:
+ * the kernel cannot reclaim it under a memory limit; its owner must ({@link #limitGrowth}, {@link
+ * #shrink}). Besides the data, the cache keeps {@link
  * #fixedOverheadBytes()} on the Java heap (81 bytes per block, and up to 21 more with {@link
  * Builder#frequencyAdmission admission}, plus about 2 KiB per processor, at most 36 KiB, for
  * recording hits), 2 MiB off the heap for reads that bypass the blocks
