@@ -165,6 +165,11 @@ final class BenchCommand implements Callable<Integer> {
       + " holding its memory and phase B (default: ${DEFAULT-VALUE}).")
   double changingSettleSeconds = 10;
 
+  @Option(names = "--neighbour-io-class", description = "Noisy neighbour: the I/O scheduling class of the"
+      + " neighbour's reads, best-effort (as any process) or idle (ionice -c3, what an operator can give a backup"
+      + " or log shipper; served only while no other process waits for the disk). Default: ${DEFAULT-VALUE}.")
+  String neighbourIoClass = "best-effort";
+
   @Option(names = "--cache-cold-budget", description = "dir-cached's cache in the cold batched-prefetch cells,"
       + " fresh per cell (default: ${DEFAULT-VALUE}). Warm it holds the file or index; under pressure it is half"
       + " the cgroup limit (raw) or half the page-cache budget (Lucene).")
@@ -607,6 +612,11 @@ final class BenchCommand implements Callable<Integer> {
     o.cachePressureShare = cachePressureShare == null ? 0 : cachePressureShare;
     o.changingSeconds = changingSeconds != null ? changingSeconds : full ? 10 : 5;
     o.changingSettleSeconds = changingSettleSeconds;
+    if (!neighbourIoClass.equals("best-effort") && !neighbourIoClass.equals("idle")) {
+      throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
+          "--neighbour-io-class must be best-effort or idle (got \"" + neighbourIoClass + "\")");
+    }
+    o.neighbourIdle = neighbourIoClass.equals("idle");
     if (!(o.changingSeconds >= 1 && changingSettleSeconds >= 1)) {
       throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
           "--changing-seconds and --changing-settle-seconds must be at least 1");

@@ -88,6 +88,8 @@ public final class LuceneBench {
     public double disturbedAfterSeconds = 8;
     /** Neighbour: the size of the file it streams. */
     public long neighbourFileBytes = 1L << 30;
+    /** The neighbour reads in the idle I/O class ({@code ionice -c3}). */
+    public boolean neighbourIdle;
     /** Throttled: the read caps, a common general-purpose cloud volume's. */
     public long throttleIops = 3000;
     public long throttleBytesPerSecond = 125_000_000L;
@@ -243,6 +245,7 @@ public final class LuceneBench {
               spec.duringSeconds = regime.equals("merge") ? o.mergeCapSeconds : o.neighbourSeconds;
               spec.afterSeconds = o.disturbedAfterSeconds;
               spec.neighbourFile = neighbourFile.toAbsolutePath().toString();
+              spec.neighbourIdle = o.neighbourIdle;
             }
             Results w;
             MemoryCheck group = null;

@@ -12,16 +12,20 @@ import java.util.Locale;
  * a snapshot upload or a log shipper would, with the disk's own readahead. It is started detached
  * (its loop is not the worker's child), so that the worker never reaps it: Linux adds a reaped
  * child's reads to its parent's count, which would put the neighbour's reads in the worker's.
- * Stopping it kills its loop, then the {@code cat} it was running.
+ * Stopping it kills its loop, then the {@code cat} it was running. In the idle I/O class ({@code
+ * ionice -c3}) its reads are served only while no other process waits for the disk, which is what
+ * an operator can give such a process.
  */
 final class Neighbour implements DisturbedRun.Disturbance {
   private final Path file;
+  private final boolean idle;
   private ProcessHandle loop;
   private long startNanos;
   private double seconds;
 
-  Neighbour(Path file) {
+  Neighbour(Path file, boolean idle) {
     this.file = file;
+    this.idle = idle;
   }
 
   @Override
@@ -31,7 +35,7 @@ final class Neighbour implements DisturbedRun.Disturbance {
     }
     String quoted = "'" + file.toString().replace("'", "'\\''") + "'";
     Process launcher = new ProcessBuilder("/bin/sh", "-c",
-        "(while :; do cat " + quoted + " > /dev/null || exit 1; done) > /dev/null 2>&1 < /dev/null & echo $!")
+        "(while :; do " + (idle ? "ionice -c3 " : "") + "cat " + quoted + " > /dev/null || exit 1; done) > /dev/null 2>&1 < /dev/null & echo $!")
         .redirectErrorStream(true)
         .start();
     String pid = new String(launcher.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII).trim();
@@ -75,7 +79,8 @@ final class Neighbour implements DisturbedRun.Disturbance {
     } catch (IOException e) {
       size = -1;
     }
-    return String.format(Locale.ROOT, "cat of %s (%s) in a loop for %.1f s", file.getFileName(), Format.size(size),
+    return String.format(Locale.ROOT, "cat of %s (%s)%s in a loop for %.1f s", file.getFileName(), Format.size(size),
+        idle ? " in the idle I/O class (ionice -c3)" : "",
         seconds);
   }
 }

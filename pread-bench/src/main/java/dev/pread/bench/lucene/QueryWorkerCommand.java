@@ -96,6 +96,8 @@ public final class QueryWorkerCommand implements Callable<Integer> {
     double afterSeconds;
     /** Neighbour: the file it streams. */
     String neighbourFile;
+    /** The neighbour reads in the idle I/O class. */
+    boolean neighbourIdle;
     /** Restart: drop the page cache after building the mix, before opening the Directory (a reboot). */
     boolean dropBeforeOpen;
 
@@ -241,7 +243,7 @@ public final class QueryWorkerCommand implements Callable<Integer> {
               first = measure(r, spec, d, searcher, mix, t, first);
             } else {
               DisturbedRun.Disturbance disturbance = spec.regime.equals("merge")
-                  ? new MergeDisturbance(d) : new Neighbour(Path.of(spec.neighbourFile));
+                  ? new MergeDisturbance(d) : new Neighbour(Path.of(spec.neighbourFile), spec.neighbourIdle);
               DisturbedResult res = DisturbedRun.run(spec.regime, name, d, searcher, mix, spec.reference, t, first,
                   spec.phaseSeconds, spec.duringSeconds, spec.afterSeconds, disturbance);
               r.disturbed.add(res);
