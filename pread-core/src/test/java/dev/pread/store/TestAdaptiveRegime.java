@@ -112,14 +112,9 @@ public class TestAdaptiveRegime extends LuceneTestCase {
     Path group = fake.cgroupV2("/c", Long.toString(limit), limit - slack - 20 * MIB, 0, 0);
     AdaptiveRegime regime = new AdaptiveRegime(AdaptiveRegime.Mode.AUTO, fake.memory(), 0);
     Path dir = createTempDir("index");
-    byte[] content = new byte[8 << 20];
-    new Random(random().nextLong()).nextBytes(content);
+    byte[] content = randomContent(8 << 20);
     try (AdaptiveDirectory d = new AdaptiveDirectory(dir, FSLockFactory.getDefault(), regime)) {
-      IndexInput[] in = new IndexInput[3];
-      for (int i = 0; i < 3; i++) {
-        Files.write(dir.resolve("f" + i), content);
-        in[i] = d.openInput("f" + i, IOContext.DEFAULT);
-      }
+      IndexInput[] in = openCopies(d, dir, content, 3);
       regime.check();
       assertEquals("24 MiB open, 20 MiB left: a cache of 20 MiB", AdaptiveDirectory.ReadPath.BLOCK_CACHE, d.readPath());
       assertEquals(20 * MIB, regime.existingCache().budgetBytes());
@@ -152,14 +147,9 @@ public class TestAdaptiveRegime extends LuceneTestCase {
     Path group = fake.cgroupV2("/c", Long.toString(limit), limit - slack - 100 * MIB, 0, 0);
     AdaptiveRegime regime = new AdaptiveRegime(AdaptiveRegime.Mode.AUTO, fake.memory(), 0);
     Path dir = createTempDir("index");
-    byte[] content = new byte[40 << 20];
-    new Random(random().nextLong()).nextBytes(content);
+    byte[] content = randomContent(40 << 20);
     try (AdaptiveDirectory d = new AdaptiveDirectory(dir, FSLockFactory.getDefault(), regime)) {
-      IndexInput[] in = new IndexInput[3];
-      for (int i = 0; i < 3; i++) {
-        Files.write(dir.resolve("f" + i), content);
-        in[i] = d.openInput("f" + i, IOContext.DEFAULT);
-      }
+      IndexInput[] in = openCopies(d, dir, content, 3);
       regime.check();
       assertEquals("120 MiB open, 100 MiB left: a cache of 100 MiB", AdaptiveDirectory.ReadPath.BLOCK_CACHE,
           d.readPath());
@@ -195,6 +185,22 @@ public class TestAdaptiveRegime extends LuceneTestCase {
         i.close();
       }
     }
+  }
+
+  private static byte[] randomContent(int bytes) {
+    byte[] content = new byte[bytes];
+    new Random(random().nextLong()).nextBytes(content);
+    return content;
+  }
+
+  /** Writes {@code n} files f0, f1, ... holding {@code content} and opens each through {@code d}. */
+  private static IndexInput[] openCopies(AdaptiveDirectory d, Path dir, byte[] content, int n) throws IOException {
+    IndexInput[] in = new IndexInput[n];
+    for (int i = 0; i < n; i++) {
+      Files.write(dir.resolve("f" + i), content);
+      in[i] = d.openInput("f" + i, IOContext.DEFAULT);
+    }
+    return in;
   }
 
   private static void readAll(IndexInput[] in, byte[] content) throws IOException {
