@@ -197,7 +197,13 @@ public final class QueryWorkerCommand implements Callable<Integer> {
         r.lucene.pressureOtherBytes = usage - cache;
         CacheSettings settings = spec.cache();
         if (name.equals(DIR_CACHED)) {
-          CacheSizing sizing = CacheSizing.of(spec, spec.pageCacheBudget, cache, growth);
+          CacheSizing sizing;
+          try {
+            sizing = CacheSizing.of(spec, spec.pageCacheBudget, cache, growth);
+          } catch (IllegalStateException e) {
+            System.out.println("sizing: " + e.getMessage()); // the cell's failure names it
+            throw e;
+          }
           settings = sizing.settings(spec);
           r.lucene.cachedPressureBytes = settings.budgetBytes();
           r.lucene.cachedSlackBytes = sizing.slackBytes();
