@@ -41,8 +41,10 @@ import org.apache.lucene.util.Unwrappable;
  * dev.pread.adaptive.mode} ({@code auto}, {@code mapped}, {@code cached}) and {@code
  * dev.pread.adaptive.cache.bytes} override the choice and the cache's size.
  *
- * <p><b>Memory.</b> The block cache is created at the first switch to it, and its memory, which the
- * kernel cannot reclaim, is freed when the last adaptive directory closes. Where the memory left
+ * <p><b>Memory.</b> The block cache is created at the first switch to it. Its memory, which the
+ * kernel cannot reclaim, follows the memory left for file pages: it grows by at most a step at each
+ * look, gives back what another process in the container took, and all but a chunk while inputs
+ * read mappings again; it is freed when the last adaptive directory closes. Where the memory left
  * for file pages is too small for a cache of 16 MiB, inputs read the page cache with {@code pread}
  * and no readahead instead, as {@link PreadDirectory} does. Each open file is one
  * memory mapping ({@code vm.max_map_count}, 65530 by default, bounds the files a JVM can have open

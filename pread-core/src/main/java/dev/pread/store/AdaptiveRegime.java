@@ -35,8 +35,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * the next ({@link BlockCache#limitGrowth}): a neighbour that takes memory stops the cache from
  * growing into it, and if the cache holds more
  * than is left, it gives the excess back ({@link BlockCache#shrink}), evicting the blocks it held
- * there. All of its memory is given back when the last directory closes. Every switch and every
- * shrink is logged with its figures.
+ * there; back on mappings it gives back all but a chunk. All of its memory is given back when the
+ * last directory closes. Every switch and every shrink is logged with its figures.
  *
  * <p><b>When it looks.</b> At most once a second, on a thread that opens, clones, slices or
  * prefetches an input: the check reads a few files under {@code /proc} and {@code /sys/fs/cgroup},
@@ -362,6 +362,7 @@ final class AdaptiveRegime {
         log(open, budget, why, "are below " + UNFIT_SHARE, "memory mappings");
         switchTo(AdaptiveFile.MAPPED, false);
       }
+      releaseUnused();
       return;
     }
     if (path == AdaptiveFile.CACHE) {
@@ -409,6 +410,21 @@ final class AdaptiveRegime {
           (allocated - now) >> 20,
           allocated >> 20,
           budget >> 20);
+    }
+  }
+
+  /**
+   * While inputs read their mappings, the cache is not read: its memory, which the kernel cannot
+   * reclaim, goes back to the page cache the mappings read (all of it but a chunk; the cache fills
+   * again, a step per look, if the files stop fitting). Merges and read-once inputs may still read
+   * around it. Caller holds the lock.
+   */
+  private void releaseUnused() {
+    if (cache != null && fixedCacheBytes == 0 && cache.stats().allocatedBytes() > (SHRINK_MARGIN_MIB << 20)) {
+      long before = cache.stats().allocatedBytes();
+      long now = cache.shrink(0);
+      LOG.log(logLevel, "AdaptiveDirectory: the block cache gave back {0} MiB: inputs read memory mappings",
+          (before - now) >> 20);
     }
   }
 
