@@ -47,6 +47,11 @@ final class FileBlocks {
   private final CacheCounters counters;
   private final int blockShift;
   private final int blockSize;
+  /**
+   * What a read around the cache reads in units of: the file's direct-I/O alignment (at least 4096
+   * bytes), or the block size where that is not a smaller power of two.
+   */
+  private final int aroundUnit;
   /** The table; written only by {@link BlockStates}. */
   final long[] table;
 
@@ -65,6 +70,8 @@ final class FileBlocks {
     this.counters = cache.counters;
     this.blockSize = slots.blockSize;
     this.blockShift = Integer.numberOfTrailingZeros(blockSize);
+    int unit = Math.max(4096, file.directOffsetAlignment());
+    this.aroundUnit = Integer.bitCount(unit) == 1 && unit < blockSize ? unit : blockSize;
     long blocks = (size + blockSize - 1) >>> blockShift;
     if (blocks > Integer.MAX_VALUE - 1) {
       throw new IllegalArgumentException(file.path() + ": too large for block size " + blockSize);
@@ -314,9 +321,9 @@ final class FileBlocks {
   }
 
   /**
-   * Reads without inserting: the missing blocks from {@code block} to at most {@code lastBlock}
-   * (stopping at the first cached one) into a temporary aligned buffer, and copies up to {@code
-   * len} bytes from {@code inBlock} on.
+   * Reads without inserting: of the missing blocks from {@code block} to at most {@code lastBlock}
+   * (stopping at the first cached one), the direct-I/O units that hold the bytes to copy, into a
+   * temporary aligned buffer, and copies up to {@code len} bytes from {@code inBlock} on.
    *
    * @param rejected true when admission refused the block: counted as a miss and a rejection,
    *     else as read-around
@@ -332,20 +339,25 @@ final class FileBlocks {
       end++;
     }
     int blocks = end - block + 1;
-    long position = (long) block << blockShift;
-    int copy = (int) Math.min(len, ((long) blocks << blockShift) - inBlock);
+    long runBytes = (long) blocks << blockShift;
+    int copy = (int) Math.min(len, runBytes - inBlock);
+    // Nothing read here stays in the cache: read only the direct-I/O units the copy needs, not
+    // whole blocks (a merge reading vectors at random would read a block for each small vector).
+    int from = inBlock - inBlock % aroundUnit;
+    long to = Math.min(runBytes, ((long) inBlock + copy + aroundUnit - 1) / aroundUnit * aroundUnit);
+    long position = ((long) block << blockShift) + from;
     BlockLoadEvent event = new BlockLoadEvent();
     event.begin();
     long got = 0;
     try {
-      long bytes = (long) blocks << blockShift;
+      long bytes = to - from;
       int lent = bytes <= ScratchBuffers.BUFFER_SIZE ? scratch.borrow() : -1;
       if (lent >= 0) {
         // the usual case (a block or a few): a huge-page buffer of the cache's, no allocation
         try {
           MemorySegment buffer = scratch.buffer(lent).asSlice(0, bytes);
           got = file.readInto(position, new MemorySegment[] {buffer}, 1);
-          copyOut(buffer, got, inBlock, dst, offset, copy);
+          copyOut(buffer, got, inBlock - from, dst, offset, copy);
         } finally {
           scratch.release(lent);
         }
@@ -353,7 +365,7 @@ final class FileBlocks {
         try (Arena arena = Arena.ofConfined()) {
           MemorySegment buffer = arena.allocate(bytes, 4096);
           got = file.readInto(position, new MemorySegment[] {buffer}, 1);
-          copyOut(buffer, got, inBlock, dst, offset, copy);
+          copyOut(buffer, got, inBlock - from, dst, offset, copy);
         }
       }
       counters.bytesRead.add(got);
@@ -363,7 +375,7 @@ final class FileBlocks {
       } else {
         counters.readAround.add(blocks);
       }
-      if (got < inBlock + (long) copy) {
+      if (got < inBlock - from + (long) copy) {
         throw shrunk(position + got);
       }
       return copy;

@@ -153,6 +153,46 @@ public class TestBlockCachePolicy extends LuceneTestCase {
   }
 
   /**
+   * A read around the cache reads the direct-I/O units its bytes lie in, not whole blocks: small
+   * random reads of large blocks (a merge reading vectors) read a few KiB each, and the bytes stay right.
+   */
+  public void testReadAroundReadsOnlyTheUnitsItCopies() throws IOException {
+    int block = 64 * 1024;
+    Path dir = createTempDir();
+    long seed = random().nextLong();
+    long size = 20L * block + TestUtil.nextInt(random(), 1, block - 1);
+    Path p = Content.write(dir, "f", seed, size);
+    int unit;
+    try (dev.pread.nativeio.NativeFile f = dev.pread.nativeio.NativeFile.open(p)) {
+      unit = Math.max(4096, f.directOffsetAlignment());
+    }
+    assumeTrue("direct-I/O alignment " + unit + " is not a power of two below the block size",
+        Integer.bitCount(unit) == 1 && unit < block);
+    try (BlockCache cache = BlockCache.builder(64L * block).blockSize(block).build();
+        CachedFile around = cache.open(p, false)) {
+      byte[] b = new byte[3 * block];
+      long smallReads = 0, smallBytes = 0;
+      for (int i = 0; i < 200; i++) {
+        int len = random().nextInt(4) == 0 ? TestUtil.nextInt(random(), 1, b.length) : TestUtil.nextInt(random(), 1, 2000);
+        long position = TestUtil.nextLong(random(), 0, size - len);
+        long before = cache.stats().bytesRead();
+        around.read(position, b, 0, len);
+        Content.check("read-around at " + position, seed, position, b, 0, len);
+        long from = position / unit * unit;
+        long to = Math.min(size, (position + len + unit - 1) / unit * unit);
+        long read = cache.stats().bytesRead() - before;
+        assertEquals("read of " + len + " bytes at " + position, to - from, read);
+        if (len <= 2000) {
+          smallReads++;
+          smallBytes += read;
+        }
+      }
+      assertTrue("small reads read " + smallBytes + " bytes in " + smallReads, smallBytes <= smallReads * 2 * unit);
+      assertEquals(0, cache.stats().residentBytes());
+    }
+  }
+
+  /**
    * Hot-set reads that miss, per round, when a hot set of 32 blocks is read {@code hotReads} times
    * per round and then 64 blocks never seen before are read once, through a cache of 64 blocks.
    */
