@@ -68,7 +68,15 @@ final class AdaptiveRegime {
   /** Switch back to mappings below this share. */
   static final double UNFIT_SHARE = 0.7;
 
-  static final long MIN_SLACK_MIB = 96;
+  /**
+   * The fixed part of the slack. The trade-off: each MiB of slack is a MiB the block cache does not
+   * get under a limit, and a slack too small for the JVM's own files and its growth between two looks
+   * lets the container's OOM killer settle the difference. The growth step and the shrink keep the
+   * cache within a look's growth of the memory left, so the slack need not cover a cache that
+   * outruns the looks.
+   */
+  static final long MIN_SLACK_MIB = 48;
+  /** The part of the slack that grows with the limit, in percent of it. */
   static final long SLACK_PERCENT = 2;
   /** The cache gives memory back when it holds more than the memory left for files by this much. */
   static final long SHRINK_MARGIN_MIB = 16;
