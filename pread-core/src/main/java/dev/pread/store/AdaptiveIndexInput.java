@@ -93,10 +93,49 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
             + " at open): " + this);
   }
 
-  /** The reader of the path the file follows now, other than its mapping. */
-  private PositionalReader other() throws IOException {
+  /** Kinds of {@link #readOther} reads. */
+  private static final int K_BYTE = 0, K_SHORT = 1, K_INT = 2, K_LONG = 3, K_BYTES = 4, K_LONGS = 5, K_INTS = 6, K_FLOATS = 7;
+
+  /**
+   * Every read that does not go to the mapping, in one method: the bounds check, the reader of
+   * the path the file follows now (made at the first read after a switch), and the read.
+   *
+   * <p>One method, and a large one, so that the JIT compiles it once as a call rather than into
+   * every hot caller: its bytecode is above C2's size limit for inlining a hot method. Inlined, a
+   * spell on the block cache left the cache path compiled into Lucene's decoding loops (LZ4,
+   * postings), and they read the mapping slower once the files fit again. The call costs a few
+   * nanoseconds per read on the cache or page-cache path, next to a block lookup or a buffer
+   * refill. Keep it above that limit when changing it.
+   *
+   * @param kind one of {@link #K_BYTE} to {@link #K_FLOATS}
+   * @param p the position in this input
+   * @param dst the array to fill, for array reads; null for single values
+   * @param off the first index of {@code dst} to fill
+   * @param n the number of elements to read into {@code dst}; 1 for single values
+   * @return the value, for single values (sign-extended); 0 for array reads
+   */
+  private long readOther(int kind, long p, Object dst, int off, int n) throws IOException {
+    long bytes =
+        switch (kind) {
+          case K_BYTE -> 1;
+          case K_SHORT -> Short.BYTES;
+          case K_INT -> Integer.BYTES;
+          case K_LONG -> Long.BYTES;
+          case K_BYTES -> n;
+          case K_LONGS -> (long) n * Long.BYTES;
+          case K_INTS -> (long) n * Integer.BYTES;
+          case K_FLOATS -> (long) n * Float.BYTES;
+          default -> throw new AssertionError(kind);
+        };
+    if (kind == K_BYTES) {
+      java.util.Objects.checkFromIndexSize(off, n, ((byte[]) dst).length);
+    }
+    checkRead(p, bytes);
+    if (n == 0) {
+      return 0;
+    }
     int path = file.readPath;
-    if (other == null || otherPath != path) {
+    if (other == null || otherPath != path) { // the file switched path since this input's last read
       try {
         other =
             path == AdaptiveFile.PAGE_CACHE
@@ -109,7 +148,30 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
       }
       otherPath = path;
     }
-    return other;
+    PositionalReader r = other;
+    long at = offset + p;
+    switch (kind) {
+      case K_BYTE:
+        return r.readByte(at);
+      case K_SHORT:
+        return r.readShort(at);
+      case K_INT:
+        return r.readInt(at);
+      case K_LONG:
+        return r.readLong(at);
+      case K_BYTES:
+        r.readBytes(at, (byte[]) dst, off, n);
+        return 0;
+      case K_LONGS:
+        r.readLongs(at, (long[]) dst, off, n);
+        return 0;
+      case K_INTS:
+        r.readInts(at, (int[]) dst, off, n);
+        return 0;
+      default:
+        r.readFloats(at, (float[]) dst, off, n);
+        return 0;
+    }
   }
 
   // ---- errors
@@ -207,8 +269,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
         throw truncated(e);
       }
     } else {
-      checkRead(p, (long) count * Long.BYTES);
-      other().readLongs(offset + p, dst, off, count);
+      readOther(K_LONGS, p, dst, off, count);
     }
     pos = p + (long) count * Long.BYTES;
   }
@@ -227,8 +288,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
         throw truncated(e);
       }
     } else {
-      checkRead(p, (long) count * Integer.BYTES);
-      other().readInts(offset + p, dst, off, count);
+      readOther(K_INTS, p, dst, off, count);
     }
     pos = p + (long) count * Integer.BYTES;
   }
@@ -247,8 +307,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
         throw truncated(e);
       }
     } else {
-      checkRead(p, (long) count * Float.BYTES);
-      other().readFloats(offset + p, dst, off, count);
+      readOther(K_FLOATS, p, dst, off, count);
     }
     pos = p + (long) count * Float.BYTES;
   }
@@ -291,11 +350,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
         throw truncated(e);
       }
     } else {
-      java.util.Objects.checkFromIndexSize(off, len, b.length);
-      checkRead(p, len);
-      if (len > 0) {
-        other().readBytes(offset + p, b, off, len);
-      }
+      readOther(K_BYTES, p, b, off, len);
     }
   }
 
@@ -311,8 +366,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
         throw truncated(e);
       }
     }
-    checkRead(p, 1);
-    return other().readByte(offset + p);
+    return (byte) readOther(K_BYTE, p, null, 0, 1);
   }
 
   private short readShortAt(long p) throws IOException {
@@ -327,8 +381,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
         throw truncated(e);
       }
     }
-    checkRead(p, Short.BYTES);
-    return other().readShort(offset + p);
+    return (short) readOther(K_SHORT, p, null, 0, 1);
   }
 
   private int readIntAt(long p) throws IOException {
@@ -343,8 +396,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
         throw truncated(e);
       }
     }
-    checkRead(p, Integer.BYTES);
-    return other().readInt(offset + p);
+    return (int) readOther(K_INT, p, null, 0, 1);
   }
 
   private long readLongAt(long p) throws IOException {
@@ -359,8 +411,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
         throw truncated(e);
       }
     }
-    checkRead(p, Long.BYTES);
-    return other().readLong(offset + p);
+    return readOther(K_LONG, p, null, 0, 1);
   }
 
   // ---- positioning, slices, clones
