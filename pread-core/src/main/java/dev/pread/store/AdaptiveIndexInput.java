@@ -104,8 +104,9 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
    * every hot caller: its bytecode is above C2's size limit for inlining a hot method. Inlined, a
    * spell on the block cache left the cache path compiled into Lucene's decoding loops (LZ4,
    * postings), and they read the mapping slower once the files fit again. The call costs a few
-   * nanoseconds per read on the cache or page-cache path, next to a block lookup or a buffer
-   * refill. Keep it above that limit when changing it.
+   * nanoseconds per read, next to a block lookup; single values on the page-cache path, where
+   * such a call would double a read's cost, do not come here ({@link #pageCacheReader}). Keep it
+   * above that limit when changing it.
    *
    * @param kind one of {@link #K_BYTE} to {@link #K_FLOATS}
    * @param p the position in this input
@@ -172,6 +173,23 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
         r.readFloats(at, (float[]) dst, off, n);
         return 0;
     }
+  }
+
+  /**
+   * The page-cache reader, made at the first read after a switch to that path. Single values read
+   * there take it inline rather than through {@link #readOther}: it is a buffered input, a few
+   * instructions while the value lies in its buffer, which a call would double.
+   */
+  private PositionalReader pageCacheReader() throws IOException {
+    if (other == null || otherPath != AdaptiveFile.PAGE_CACHE) {
+      try {
+        other = PositionalReader.of(file.pageCache().clone());
+      } catch (IllegalStateException e) {
+        throw alreadyClosed(e);
+      }
+      otherPath = AdaptiveFile.PAGE_CACHE;
+    }
+    return other;
   }
 
   // ---- errors
@@ -366,6 +384,10 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
         throw truncated(e);
       }
     }
+    if (file.readPath == AdaptiveFile.PAGE_CACHE) {
+      checkRead(p, 1);
+      return pageCacheReader().readByte(offset + p);
+    }
     return (byte) readOther(K_BYTE, p, null, 0, 1);
   }
 
@@ -380,6 +402,10 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
       } catch (InternalError e) {
         throw truncated(e);
       }
+    }
+    if (file.readPath == AdaptiveFile.PAGE_CACHE) {
+      checkRead(p, Short.BYTES);
+      return pageCacheReader().readShort(offset + p);
     }
     return (short) readOther(K_SHORT, p, null, 0, 1);
   }
@@ -396,6 +422,10 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
         throw truncated(e);
       }
     }
+    if (file.readPath == AdaptiveFile.PAGE_CACHE) {
+      checkRead(p, Integer.BYTES);
+      return pageCacheReader().readInt(offset + p);
+    }
     return (int) readOther(K_INT, p, null, 0, 1);
   }
 
@@ -410,6 +440,10 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
       } catch (InternalError e) {
         throw truncated(e);
       }
+    }
+    if (file.readPath == AdaptiveFile.PAGE_CACHE) {
+      checkRead(p, Long.BYTES);
+      return pageCacheReader().readLong(offset + p);
     }
     return readOther(K_LONG, p, null, 0, 1);
   }
