@@ -105,7 +105,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
    * spell on the block cache left the cache path compiled into Lucene's decoding loops (LZ4,
    * postings), and they read the mapping slower once the files fit again. The call costs a few
    * nanoseconds per read, next to a block lookup; single values on the page-cache path, where
-   * such a call would double a read's cost, do not come here ({@link #pageCacheReader}). Keep it
+   * such a call would double a read's cost, do not come here ({@link #readerFor}). Keep it
    * above that limit when changing it.
    *
    * @param kind one of {@link #K_BYTE} to {@link #K_FLOATS}
@@ -135,21 +135,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
     if (n == 0) {
       return 0;
     }
-    int path = file.readPath;
-    if (other == null || otherPath != path) { // the file switched path since this input's last read
-      try {
-        other =
-            path == AdaptiveFile.PAGE_CACHE
-                ? PositionalReader.of(file.pageCache().clone())
-                : file.usesCache
-                    ? PositionalReader.of(file.cached().newReader())
-                    : PositionalReader.of(file.aroundCache().clone());
-      } catch (IllegalStateException e) {
-        throw alreadyClosed(e);
-      }
-      otherPath = path;
-    }
-    PositionalReader r = other;
+    PositionalReader r = readerFor(file.readPath);
     long at = offset + p;
     switch (kind) {
       case K_BYTE:
@@ -176,18 +162,24 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
   }
 
   /**
-   * The page-cache reader, made at the first read after a switch to that path. Single values read
-   * there take it inline rather than through {@link #readOther}: it is a buffered input, a few
-   * instructions while the value lies in its buffer, which a call would double.
+   * The reader of {@code path} (other than the mapping), made at the first read after the file
+   * switched to that path. Single values on the page-cache path call it inline rather than going
+   * through {@link #readOther}: the page-cache reader is a buffered input, a few instructions while
+   * the value lies in its buffer, which a call would double.
    */
-  private PositionalReader pageCacheReader() throws IOException {
-    if (other == null || otherPath != AdaptiveFile.PAGE_CACHE) {
+  private PositionalReader readerFor(int path) throws IOException {
+    if (other == null || otherPath != path) { // the file switched path since this input's last read
       try {
-        other = PositionalReader.of(file.pageCache().clone());
+        other =
+            path == AdaptiveFile.PAGE_CACHE
+                ? PositionalReader.of(file.pageCache().clone())
+                : file.usesCache
+                    ? PositionalReader.of(file.cached().newReader())
+                    : PositionalReader.of(file.aroundCache().clone());
       } catch (IllegalStateException e) {
         throw alreadyClosed(e);
       }
-      otherPath = AdaptiveFile.PAGE_CACHE;
+      otherPath = path;
     }
     return other;
   }
@@ -386,7 +378,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
     }
     if (file.readPath == AdaptiveFile.PAGE_CACHE) {
       checkRead(p, 1);
-      return pageCacheReader().readByte(offset + p);
+      return readerFor(AdaptiveFile.PAGE_CACHE).readByte(offset + p);
     }
     return (byte) readOther(K_BYTE, p, null, 0, 1);
   }
@@ -405,7 +397,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
     }
     if (file.readPath == AdaptiveFile.PAGE_CACHE) {
       checkRead(p, Short.BYTES);
-      return pageCacheReader().readShort(offset + p);
+      return readerFor(AdaptiveFile.PAGE_CACHE).readShort(offset + p);
     }
     return (short) readOther(K_SHORT, p, null, 0, 1);
   }
@@ -424,7 +416,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
     }
     if (file.readPath == AdaptiveFile.PAGE_CACHE) {
       checkRead(p, Integer.BYTES);
-      return pageCacheReader().readInt(offset + p);
+      return readerFor(AdaptiveFile.PAGE_CACHE).readInt(offset + p);
     }
     return (int) readOther(K_INT, p, null, 0, 1);
   }
@@ -443,7 +435,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
     }
     if (file.readPath == AdaptiveFile.PAGE_CACHE) {
       checkRead(p, Long.BYTES);
-      return pageCacheReader().readLong(offset + p);
+      return readerFor(AdaptiveFile.PAGE_CACHE).readLong(offset + p);
     }
     return readOther(K_LONG, p, null, 0, 1);
   }
