@@ -26,7 +26,7 @@ import org.apache.lucene.util.Unwrappable;
  * MemorySegmentAccessInput}).
  *
  * <p><b>Once it does not</b>, inputs read through one {@link BlockCache} shared by every adaptive
- * directory in the JVM: {@code O_DIRECT} reads of 16 KiB blocks into memory sized from the
+ * directory in the JVM: {@code O_DIRECT} reads of 8 KiB blocks into memory sized from the
  * container (its memory limit, or the machine's memory, minus what the kernel cannot reclaim, minus
  * a slack), with scan-resistant admission, so a query's misses cost one small read each instead of
  * the page faults with readahead that make mmap thrash under a memory limit. Merges and read-once

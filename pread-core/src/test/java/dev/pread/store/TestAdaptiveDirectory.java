@@ -20,6 +20,6 @@ public class TestAdaptiveDirectory extends BaseDirectoryTestCase {
     AdaptiveRegime.Mode mode = modes[random().nextInt(modes.length)];
     int blocks = random().nextBoolean() ? TestUtil.nextInt(random(), 1, 8) : TestUtil.nextInt(random(), 64, 512);
     return new AdaptiveDirectory(
-        path, FSLockFactory.getDefault(), AdaptiveDirectory.regime(mode, (long) blocks * 16384));
+        path, FSLockFactory.getDefault(), AdaptiveDirectory.regime(mode, (long) blocks * AdaptiveRegime.CACHE_BLOCK_SIZE));
   }
 }

@@ -85,7 +85,7 @@ public class TestAdaptiveInputs extends LuceneTestCase {
     }
     // a cache of 2 to 6 blocks: constant eviction; every clone, slice and prefetch switches path
     AdaptiveRegime regime =
-        AdaptiveDirectory.regime(AdaptiveRegime.Mode.ALTERNATE, TestUtil.nextInt(random(), 2, 6) * 16384L);
+        AdaptiveDirectory.regime(AdaptiveRegime.Mode.ALTERNATE, TestUtil.nextInt(random(), 2, 6) * (long) AdaptiveRegime.CACHE_BLOCK_SIZE);
     int threads = TestUtil.nextInt(random(), 2, 4);
     long seed = random().nextLong();
     try (AdaptiveDirectory d = new AdaptiveDirectory(dir, FSLockFactory.getDefault(), regime)) {
