@@ -1,5 +1,6 @@
 package dev.pread.store;
 
+import dev.pread.cache.BlockReader;
 import dev.pread.nativeio.MappedFiles;
 import dev.pread.nativeio.MappedFiles.MapAdvice;
 import java.io.EOFException;
@@ -50,6 +51,13 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
   private PositionalReader other;
 
   private int otherPath;
+
+  /**
+   * The block cache's reader while {@link #other} reads the cache for this input, else null:
+   * single values and byte arrays on the cache call it inline rather than through {@link
+   * #readOther}.
+   */
+  private BlockReader blocks;
 
   AdaptiveIndexInput(String description, AdaptiveFile file, AdaptiveRegime regime) {
     this(description, file, regime, file.map, 0, file.size, false, new PrefetchBackoff());
@@ -104,9 +112,14 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
    * every hot caller: its bytecode is above C2's size limit for inlining a hot method. Inlined, a
    * spell on the block cache left the cache path compiled into Lucene's decoding loops (LZ4,
    * postings), and they read the mapping slower once the files fit again. The call costs a few
-   * nanoseconds per read, next to a block lookup; single values on the page-cache path, where
-   * such a call would double a read's cost, do not come here ({@link #readerFor}). Keep it
-   * above that limit when changing it.
+   * nanoseconds per read, next to a block lookup. Two kinds of reads do not come here once the
+   * input has its reader, because the call would be a large share of their cost: single values on
+   * the page-cache path ({@link #readerFor}), and single values and byte arrays on the block cache
+   * ({@link #blocks}: a read inside the reader's current block is a bounds check, a load and the
+   * check that the block is still there; the rest of the cache path stays behind a call in {@link
+   * BlockReader}). Under a memory limit LZ4's token loop over stored fields reads the cache a
+   * token at a time, and with a call per token this method was the query thread's most sampled
+   * method after that loop. Keep this method above that limit when changing it.
    *
    * @param kind one of {@link #K_BYTE} to {@link #K_FLOATS}
    * @param p the position in this input
@@ -169,16 +182,20 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
    */
   private PositionalReader readerFor(int path) throws IOException {
     if (other == null || otherPath != path) { // the file switched path since this input's last read
+      BlockReader b = null;
       try {
-        other =
-            path == AdaptiveFile.PAGE_CACHE
-                ? PositionalReader.of(file.pageCache().clone())
-                : file.usesCache
-                    ? PositionalReader.of(file.cached().newReader())
-                    : PositionalReader.of(file.aroundCache().clone());
+        if (path == AdaptiveFile.PAGE_CACHE) {
+          other = PositionalReader.of(file.pageCache().clone());
+        } else if (file.usesCache) {
+          b = file.cached().newReader();
+          other = PositionalReader.of(b);
+        } else {
+          other = PositionalReader.of(file.aroundCache().clone());
+        }
       } catch (IllegalStateException e) {
         throw alreadyClosed(e);
       }
+      blocks = path == AdaptiveFile.CACHE ? b : null;
       otherPath = path;
     }
     return other;
@@ -360,7 +377,14 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
         throw truncated(e);
       }
     } else {
-      readOther(K_BYTES, p, b, off, len);
+      BlockReader r = blocks;
+      if (file.readPath == AdaptiveFile.CACHE && r != null) {
+        java.util.Objects.checkFromIndexSize(off, len, b.length);
+        checkRead(p, len);
+        r.readBytes(offset + p, b, off, len);
+      } else {
+        readOther(K_BYTES, p, b, off, len);
+      }
     }
   }
 
@@ -376,7 +400,13 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
         throw truncated(e);
       }
     }
-    if (file.readPath == AdaptiveFile.PAGE_CACHE) {
+    int path = file.readPath;
+    BlockReader b = blocks;
+    if (path == AdaptiveFile.CACHE && b != null) {
+      checkRead(p, 1);
+      return b.readByte(offset + p);
+    }
+    if (path == AdaptiveFile.PAGE_CACHE) {
       checkRead(p, 1);
       return readerFor(AdaptiveFile.PAGE_CACHE).readByte(offset + p);
     }
@@ -395,7 +425,13 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
         throw truncated(e);
       }
     }
-    if (file.readPath == AdaptiveFile.PAGE_CACHE) {
+    int path = file.readPath;
+    BlockReader b = blocks;
+    if (path == AdaptiveFile.CACHE && b != null) {
+      checkRead(p, Short.BYTES);
+      return b.readShort(offset + p);
+    }
+    if (path == AdaptiveFile.PAGE_CACHE) {
       checkRead(p, Short.BYTES);
       return readerFor(AdaptiveFile.PAGE_CACHE).readShort(offset + p);
     }
@@ -414,7 +450,13 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
         throw truncated(e);
       }
     }
-    if (file.readPath == AdaptiveFile.PAGE_CACHE) {
+    int path = file.readPath;
+    BlockReader b = blocks;
+    if (path == AdaptiveFile.CACHE && b != null) {
+      checkRead(p, Integer.BYTES);
+      return b.readInt(offset + p);
+    }
+    if (path == AdaptiveFile.PAGE_CACHE) {
       checkRead(p, Integer.BYTES);
       return readerFor(AdaptiveFile.PAGE_CACHE).readInt(offset + p);
     }
@@ -433,7 +475,13 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
         throw truncated(e);
       }
     }
-    if (file.readPath == AdaptiveFile.PAGE_CACHE) {
+    int path = file.readPath;
+    BlockReader b = blocks;
+    if (path == AdaptiveFile.CACHE && b != null) {
+      checkRead(p, Long.BYTES);
+      return b.readLong(offset + p);
+    }
+    if (path == AdaptiveFile.PAGE_CACHE) {
       checkRead(p, Long.BYTES);
       return readerFor(AdaptiveFile.PAGE_CACHE).readLong(offset + p);
     }
