@@ -201,6 +201,21 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
     return other;
   }
 
+  /**
+   * The block cache's reader if this input reads the cache now and has made its reader, after
+   * checking that {@code n} bytes at {@code p} lie within this input; else null, and nothing is
+   * checked. Small, so that the JIT inlines it into the single-value reads; array reads check the
+   * array's bounds before the file's, so {@link #readBytes(long, byte[], int, int)} looks itself.
+   */
+  private BlockReader cacheReader(long p, long n) throws EOFException {
+    BlockReader b = blocks;
+    if (b == null || file.readPath != AdaptiveFile.CACHE) {
+      return null;
+    }
+    checkRead(p, n);
+    return b;
+  }
+
   // ---- errors
 
   private AlreadyClosedException alreadyClosed(RuntimeException cause) {
@@ -378,8 +393,8 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
       }
     } else {
       BlockReader r = blocks;
-      if (file.readPath == AdaptiveFile.CACHE && r != null) {
-        java.util.Objects.checkFromIndexSize(off, len, b.length);
+      if (r != null && file.readPath == AdaptiveFile.CACHE) {
+        java.util.Objects.checkFromIndexSize(off, len, b.length); // the array's bounds first, as readOther
         checkRead(p, len);
         r.readBytes(offset + p, b, off, len);
       } else {
@@ -400,13 +415,11 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
         throw truncated(e);
       }
     }
-    int path = file.readPath;
-    BlockReader b = blocks;
-    if (path == AdaptiveFile.CACHE && b != null) {
-      checkRead(p, 1);
+    BlockReader b = cacheReader(p, 1);
+    if (b != null) {
       return b.readByte(offset + p);
     }
-    if (path == AdaptiveFile.PAGE_CACHE) {
+    if (file.readPath == AdaptiveFile.PAGE_CACHE) {
       checkRead(p, 1);
       return readerFor(AdaptiveFile.PAGE_CACHE).readByte(offset + p);
     }
@@ -425,13 +438,11 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
         throw truncated(e);
       }
     }
-    int path = file.readPath;
-    BlockReader b = blocks;
-    if (path == AdaptiveFile.CACHE && b != null) {
-      checkRead(p, Short.BYTES);
+    BlockReader b = cacheReader(p, Short.BYTES);
+    if (b != null) {
       return b.readShort(offset + p);
     }
-    if (path == AdaptiveFile.PAGE_CACHE) {
+    if (file.readPath == AdaptiveFile.PAGE_CACHE) {
       checkRead(p, Short.BYTES);
       return readerFor(AdaptiveFile.PAGE_CACHE).readShort(offset + p);
     }
@@ -450,13 +461,11 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
         throw truncated(e);
       }
     }
-    int path = file.readPath;
-    BlockReader b = blocks;
-    if (path == AdaptiveFile.CACHE && b != null) {
-      checkRead(p, Integer.BYTES);
+    BlockReader b = cacheReader(p, Integer.BYTES);
+    if (b != null) {
       return b.readInt(offset + p);
     }
-    if (path == AdaptiveFile.PAGE_CACHE) {
+    if (file.readPath == AdaptiveFile.PAGE_CACHE) {
       checkRead(p, Integer.BYTES);
       return readerFor(AdaptiveFile.PAGE_CACHE).readInt(offset + p);
     }
@@ -475,13 +484,11 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
         throw truncated(e);
       }
     }
-    int path = file.readPath;
-    BlockReader b = blocks;
-    if (path == AdaptiveFile.CACHE && b != null) {
-      checkRead(p, Long.BYTES);
+    BlockReader b = cacheReader(p, Long.BYTES);
+    if (b != null) {
       return b.readLong(offset + p);
     }
-    if (path == AdaptiveFile.PAGE_CACHE) {
+    if (file.readPath == AdaptiveFile.PAGE_CACHE) {
       checkRead(p, Long.BYTES);
       return readerFor(AdaptiveFile.PAGE_CACHE).readLong(offset + p);
     }

@@ -85,10 +85,9 @@ final class AdaptiveRegime {
    * fewer bytes per query and hold more distinct hot ranges in the same memory, while each costs
    * heap: the cache's own index of about 100 bytes per block (1.2% of the cache at 8 KiB) and a
    * table entry of 8 bytes per block of every open file (0.1% of the open files); and reads that
-   * span blocks move between them more often. Under a memory limit 8 KiB
-   * blocks read about half the bytes of 16 KiB blocks at the same query rate; a volume capped at a
-   * number of reads a second serves more queries with 16 KiB blocks, one capped at bytes a second
-   * more with 8 KiB.
+   * span blocks move between them more often. Under a memory limit 8 KiB blocks read about half
+   * the bytes of 16 KiB blocks at the same query rate; a volume capped at a number of reads a
+   * second serves more queries with 16 KiB blocks, one capped at bytes a second more with 8 KiB.
    */
   static final int CACHE_BLOCK_SIZE = 8 * 1024;
   /** The most memory the cache may commit between two looks at memory. */
