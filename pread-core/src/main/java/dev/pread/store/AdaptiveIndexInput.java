@@ -12,6 +12,7 @@ import java.util.Optional;
 import org.apache.lucene.store.AlreadyClosedException;
 import org.apache.lucene.store.IndexInput;
 import org.apache.lucene.store.MemorySegmentAccessInput;
+import org.apache.lucene.util.BitUtil;
 
 /**
  * {@link AdaptiveDirectory}'s input: reads the file's memory mapping or, while its {@link
@@ -19,6 +20,12 @@ import org.apache.lucene.store.MemorySegmentAccessInput;
  * of its own) or the page cache with {@code pread} (through a clone of a buffered input). Every read
  * looks at the file's read path, so an open input follows a switch at its next read; every path
  * gives the same bytes.
+ *
+ * <p>Sequential reads on the block cache (LZ4's token loop over stored fields, the varints of the
+ * terms dictionary) read a heap copy of up to {@value #BUFFER_SIZE} bytes of the block they are in,
+ * so that a value costs an array read rather than a block lookup and its validation; positional
+ * reads and reads on the mapping do not use it. A copy never extends into a block no read asked
+ * for, so it adds no device reads.
  *
  * <p>Implements {@link MemorySegmentAccessInput}: while reading mappings, {@link
  * #segmentSliceOrNull} hands out slices of the mapping, so Lucene's vector scorers and postings
@@ -58,6 +65,23 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
    * #readOther}.
    */
   private BlockReader blocks;
+
+  /** Size of {@link #buf}: a block cache read copies at most this much ahead of a sequential read. */
+  static final int BUFFER_SIZE = 1024;
+
+  /**
+   * A copy of bytes read from the block cache for sequential reads: positions {@code [bufStart,
+   * bufStart + bufLen)} of this input are {@code buf[0, bufLen)}; null until needed. Sequential
+   * reads on the cache path (LZ4's token loop over stored fields, varints of the terms dictionary)
+   * read this array, with no check per value that the cache still holds the block: the file never
+   * changes, so the copy stays right whatever the cache does, and whichever path the file takes
+   * later. A fill copies to the end of the cache block at most, so it never loads a block that no
+   * read asked for. Positional reads do not fill it.
+   */
+  private byte[] buf;
+
+  private long bufStart;
+  private int bufLen;
 
   AdaptiveIndexInput(String description, AdaptiveFile file, AdaptiveRegime regime) {
     this(description, file, regime, file.map, 0, file.size, false, new PrefetchBackoff());
@@ -102,7 +126,8 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
   }
 
   /** Kinds of {@link #readOther} reads. */
-  private static final int K_BYTE = 0, K_SHORT = 1, K_INT = 2, K_LONG = 3, K_BYTES = 4, K_LONGS = 5, K_INTS = 6, K_FLOATS = 7;
+  private static final int K_BYTE = 0, K_SHORT = 1, K_INT = 2, K_LONG = 3, K_BYTES = 4, K_LONGS = 5, K_INTS = 6, K_FLOATS = 7,
+      K_FILL = 8;
 
   /**
    * Every read that does not go to the mapping, in one method: the bounds check, the reader of
@@ -115,13 +140,15 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
    * nanoseconds per read, next to a block lookup. Two kinds of reads do not come here once the
    * input has its reader, because the call would be a large share of their cost: single values on
    * the page-cache path ({@link #readerFor}), and single values and byte arrays on the block cache
-   * ({@link #blocks}: a read inside the reader's current block is a bounds check, a load and the
-   * check that the block is still there; the rest of the cache path stays behind a call in {@link
-   * BlockReader}). Under a memory limit LZ4's token loop over stored fields reads the cache a
-   * token at a time, and with a call per token this method was the query thread's most sampled
-   * method after that loop. Keep this method above that limit when changing it.
+   * ({@link #buf} for sequential reads, {@link #blocks} for positional ones: a read inside the
+   * reader's current block is a bounds check, a load and the check that the block is still there;
+   * the rest of the cache path stays behind a call in {@link BlockReader}). Under a memory limit
+   * LZ4's token loop over stored fields reads the cache a token at a time, and with a call per
+   * token this method was the query thread's most sampled method after that loop. Keep this method
+   * above that limit when changing it.
    *
-   * @param kind one of {@link #K_BYTE} to {@link #K_FLOATS}
+   * @param kind one of {@link #K_BYTE} to {@link #K_FLOATS}, or {@link #K_FILL} to {@link #fill}
+   *     the buffer for {@code n} bytes at {@code p} (returns 1 if it then holds them, else 0)
    * @param p the position in this input
    * @param dst the array to fill, for array reads; null for single values
    * @param off the first index of {@code dst} to fill
@@ -129,6 +156,9 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
    * @return the value, for single values (sign-extended); 0 for array reads
    */
   private long readOther(int kind, long p, Object dst, int off, int n) throws IOException {
+    if (kind == K_FILL) {
+      return fill(p, n) ? 1 : 0;
+    }
     long bytes =
         switch (kind) {
           case K_BYTE -> 1;
@@ -216,6 +246,64 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
     return b;
   }
 
+  /**
+   * Serves a sequential read of {@code len} bytes at {@code p} from {@link #buf}, filling it first
+   * if the bytes are not there and fit in it; false if the caller must read them another way.
+   */
+  private boolean buffered(long p, byte[] b, int off, int len) throws IOException {
+    java.util.Objects.checkFromIndexSize(off, len, b.length); // the array's bounds first, as readOther
+    if (len == 0) {
+      return false;
+    }
+    long i = p - bufStart;
+    if (i >= 0 && i <= bufLen - len) {
+      ensureOpen();
+      System.arraycopy(buf, (int) i, b, off, len);
+      return true;
+    }
+    if (len <= BUFFER_SIZE && file.readPath == AdaptiveFile.CACHE && readOther(K_FILL, p, null, 0, len) != 0) {
+      System.arraycopy(buf, 0, b, off, len);
+      return true;
+    }
+    return false;
+  }
+
+  /**
+   * Fills {@link #buf} from {@code p} on, if this input reads the block cache now (called through
+   * {@link #readOther}, so that the JIT keeps it out of the callers' loops): true if it then
+   * holds the {@code n} bytes at {@code p}; false if the input reads another path, or the bytes
+   * cross into the next cache block (the caller then reads them another way).
+   *
+   * @throws EOFException if the {@code n} bytes at {@code p} are not all within this input
+   */
+  private boolean fill(long p, int n) throws IOException {
+    if (file.readPath != AdaptiveFile.CACHE) {
+      return false;
+    }
+    checkRead(p, n);
+    BlockReader r = blocks;
+    if (r == null) {
+      readerFor(AdaptiveFile.CACHE);
+      r = blocks;
+      if (r == null) {
+        return false; // a merge or read-once input: it reads around the cache
+      }
+    }
+    if (buf == null) {
+      buf = new byte[BUFFER_SIZE];
+    }
+    bufLen = 0; // nothing valid while the copy runs, should it throw
+    int got;
+    try {
+      got = r.readInBlock(offset + p, buf, (int) Math.min(BUFFER_SIZE, length - p));
+    } catch (IllegalStateException e) {
+      throw alreadyClosed(e);
+    }
+    bufStart = p;
+    bufLen = got;
+    return got >= n;
+  }
+
   // ---- errors
 
   private AlreadyClosedException alreadyClosed(RuntimeException cause) {
@@ -250,7 +338,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
   @Override
   public byte readByte() throws IOException {
     long p = pos;
-    byte b = readByteAt(p);
+    byte b = readByteAt(p, true);
     pos = p + 1;
     return b;
   }
@@ -258,7 +346,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
   @Override
   public short readShort() throws IOException {
     long p = pos;
-    short v = readShortAt(p);
+    short v = readShortAt(p, true);
     pos = p + Short.BYTES;
     return v;
   }
@@ -266,7 +354,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
   @Override
   public int readInt() throws IOException {
     long p = pos;
-    int v = readIntAt(p);
+    int v = readIntAt(p, true);
     pos = p + Integer.BYTES;
     return v;
   }
@@ -274,7 +362,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
   @Override
   public long readLong() throws IOException {
     long p = pos;
-    long v = readLongAt(p);
+    long v = readLongAt(p, true);
     pos = p + Long.BYTES;
     return v;
   }
@@ -293,8 +381,9 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
 
   @Override
   public void readBytes(byte[] b, int off, int len) throws IOException {
-    readBytes(pos, b, off, len);
-    pos += len;
+    long p = pos;
+    readBytesAt(p, b, off, len, true);
+    pos = p + len;
   }
 
   @Override
@@ -358,26 +447,30 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
 
   @Override
   public byte readByte(long p) throws IOException {
-    return readByteAt(p);
+    return readByteAt(p, false);
   }
 
   @Override
   public short readShort(long p) throws IOException {
-    return readShortAt(p);
+    return readShortAt(p, false);
   }
 
   @Override
   public int readInt(long p) throws IOException {
-    return readIntAt(p);
+    return readIntAt(p, false);
   }
 
   @Override
   public long readLong(long p) throws IOException {
-    return readLongAt(p);
+    return readLongAt(p, false);
   }
 
   @Override
   public void readBytes(long p, byte[] b, int off, int len) throws IOException {
+    readBytesAt(p, b, off, len, false);
+  }
+
+  private void readBytesAt(long p, byte[] b, int off, int len, boolean sequential) throws IOException {
     if (mapped()) {
       try {
         MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, p, b, off, len);
@@ -392,6 +485,9 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
         throw truncated(e);
       }
     } else {
+      if (sequential && buffered(p, b, off, len)) {
+        return;
+      }
       BlockReader r = blocks;
       if (r != null && file.readPath == AdaptiveFile.CACHE) {
         java.util.Objects.checkFromIndexSize(off, len, b.length); // the array's bounds first, as readOther
@@ -403,7 +499,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
     }
   }
 
-  private byte readByteAt(long p) throws IOException {
+  private byte readByteAt(long p, boolean sequential) throws IOException {
     if (mapped()) {
       try {
         return segment.get(ValueLayout.JAVA_BYTE, p);
@@ -413,6 +509,16 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
         throw alreadyClosed(e);
       } catch (InternalError e) {
         throw truncated(e);
+      }
+    }
+    if (sequential) {
+      long i = p - bufStart;
+      if (i >= 0 && i < bufLen) {
+        ensureOpen();
+        return buf[(int) i];
+      }
+      if (file.readPath == AdaptiveFile.CACHE && readOther(K_FILL, p, null, 0, 1) != 0) {
+        return buf[0];
       }
     }
     BlockReader b = cacheReader(p, 1);
@@ -426,7 +532,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
     return (byte) readOther(K_BYTE, p, null, 0, 1);
   }
 
-  private short readShortAt(long p) throws IOException {
+  private short readShortAt(long p, boolean sequential) throws IOException {
     if (mapped()) {
       try {
         return segment.get(SHORT, p);
@@ -436,6 +542,16 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
         throw alreadyClosed(e);
       } catch (InternalError e) {
         throw truncated(e);
+      }
+    }
+    if (sequential) {
+      long i = p - bufStart;
+      if (i >= 0 && i <= bufLen - Short.BYTES) {
+        ensureOpen();
+        return (short) BitUtil.VH_LE_SHORT.get(buf, (int) i);
+      }
+      if (file.readPath == AdaptiveFile.CACHE && readOther(K_FILL, p, null, 0, Short.BYTES) != 0) {
+        return (short) BitUtil.VH_LE_SHORT.get(buf, 0);
       }
     }
     BlockReader b = cacheReader(p, Short.BYTES);
@@ -449,7 +565,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
     return (short) readOther(K_SHORT, p, null, 0, 1);
   }
 
-  private int readIntAt(long p) throws IOException {
+  private int readIntAt(long p, boolean sequential) throws IOException {
     if (mapped()) {
       try {
         return segment.get(INT, p);
@@ -459,6 +575,16 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
         throw alreadyClosed(e);
       } catch (InternalError e) {
         throw truncated(e);
+      }
+    }
+    if (sequential) {
+      long i = p - bufStart;
+      if (i >= 0 && i <= bufLen - Integer.BYTES) {
+        ensureOpen();
+        return (int) BitUtil.VH_LE_INT.get(buf, (int) i);
+      }
+      if (file.readPath == AdaptiveFile.CACHE && readOther(K_FILL, p, null, 0, Integer.BYTES) != 0) {
+        return (int) BitUtil.VH_LE_INT.get(buf, 0);
       }
     }
     BlockReader b = cacheReader(p, Integer.BYTES);
@@ -472,7 +598,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
     return (int) readOther(K_INT, p, null, 0, 1);
   }
 
-  private long readLongAt(long p) throws IOException {
+  private long readLongAt(long p, boolean sequential) throws IOException {
     if (mapped()) {
       try {
         return segment.get(LONG, p);
@@ -482,6 +608,16 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
         throw alreadyClosed(e);
       } catch (InternalError e) {
         throw truncated(e);
+      }
+    }
+    if (sequential) {
+      long i = p - bufStart;
+      if (i >= 0 && i <= bufLen - Long.BYTES) {
+        ensureOpen();
+        return (long) BitUtil.VH_LE_LONG.get(buf, (int) i);
+      }
+      if (file.readPath == AdaptiveFile.CACHE && readOther(K_FILL, p, null, 0, Long.BYTES) != 0) {
+        return (long) BitUtil.VH_LE_LONG.get(buf, 0);
       }
     }
     BlockReader b = cacheReader(p, Long.BYTES);

@@ -110,6 +110,33 @@ public class TestBlockReader extends LuceneTestCase {
     }
   }
 
+  public void testReadInBlockStopsAtTheEndOfTheBlockOrFile() throws IOException {
+    Random r = random();
+    int blockSize = 1 << TestUtil.nextInt(r, 12, 14);
+    long seed = r.nextLong();
+    long size = (long) blockSize * TestUtil.nextInt(r, 2, 20) + r.nextInt(blockSize);
+    Path path = Content.write(createTempDir(), "f", seed, size);
+    try (BlockCache cache = BlockCache.builder(4L * blockSize).blockSize(blockSize).build();
+        CachedFile file = cache.open(path, true)) {
+      BlockReader reader = file.newReader();
+      for (int i = 0; i < 500; i++) {
+        long pos = r.nextBoolean() ? r.nextLong(size) : Math.max(0, size - 1 - r.nextInt(9));
+        byte[] dst = new byte[1 + r.nextInt(2 * blockSize)];
+        int max = 1 + r.nextInt(dst.length);
+        long blockEnd = (pos / blockSize + 1) * blockSize;
+        int want = (int) Math.min(max, Math.min(blockEnd, size) - pos);
+        long missesBefore = cache.stats().misses();
+        assertEquals("at " + pos + ", max " + max, want, reader.readInBlock(pos, dst, max));
+        assertArrayEquals(expected(seed, pos, want), java.util.Arrays.copyOf(dst, want));
+        assertTrue("one block at most", cache.stats().misses() - missesBefore <= 1);
+      }
+      expectThrows(EOFException.class, () -> reader.readInBlock(size, new byte[8], 8));
+      expectThrows(IllegalArgumentException.class, () -> reader.readInBlock(0, new byte[8], 0));
+      expectThrows(IllegalArgumentException.class, () -> reader.readInBlock(0, new byte[8], 9));
+      expectThrows(IllegalArgumentException.class, () -> reader.readInBlock(-1, new byte[8], 8));
+    }
+  }
+
   public void testEvictedWindowIsLookedUpAgain() throws IOException {
     int blockSize = 4096;
     long seed = random().nextLong();

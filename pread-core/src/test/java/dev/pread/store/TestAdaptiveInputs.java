@@ -152,6 +152,74 @@ public class TestAdaptiveInputs extends LuceneTestCase {
     }
   }
 
+  public void testSequentialReadsOnTheCacheMatchTheFileWhileItsBlocksChurn() throws Exception {
+    Path dir = createTempDir("index");
+    int block = AdaptiveRegime.CACHE_BLOCK_SIZE;
+    byte[] content = new byte[TestUtil.nextInt(random(), 8 * block, 200_000)];
+    new Random(random().nextLong()).nextBytes(content);
+    Files.write(dir.resolve("f"), content);
+    // 2 or 3 blocks, and random reads of another clone between the sequential ones: the blocks the
+    // sequential reader copied from are evicted and reused under it
+    AdaptiveRegime regime =
+        AdaptiveDirectory.regime(AdaptiveRegime.Mode.CACHED, TestUtil.nextInt(random(), 2, 3) * (long) block);
+    Random r = new Random(random().nextLong());
+    try (AdaptiveDirectory d = new AdaptiveDirectory(dir, FSLockFactory.getDefault(), regime);
+        IndexInput in = d.openInput("f", IOContext.DEFAULT)) {
+      IndexInput other = in.clone();
+      org.apache.lucene.store.ByteArrayDataInput want = new org.apache.lucene.store.ByteArrayDataInput(content);
+      IndexInput read = r.nextBoolean() ? in : in.slice("s", 0, content.length);
+      while (content.length - want.getPosition() >= 9) {
+        assertEquals(want.getPosition(), read.getFilePointer());
+        if (r.nextInt(4) == 0) {
+          int at = r.nextInt(content.length);
+          other.seek(at);
+          assertEquals(content[at], other.readByte());
+        }
+        switch (r.nextInt(6)) {
+          case 0 -> assertEquals(want.readByte(), read.readByte());
+          case 1 -> assertEquals(want.readShort(), read.readShort());
+          case 2 -> assertEquals(want.readInt(), read.readInt());
+          case 3 -> assertEquals(want.readLong(), read.readLong());
+          case 4 -> {
+            int at = want.getPosition(); // random bytes: a varint of 9 bytes with the 9th's high bit is invalid
+            if ((content[at + 8] & 0x80) != 0) {
+              assertEquals(want.readByte(), read.readByte());
+            } else {
+              assertEquals(want.readVLong(), read.readVLong());
+            }
+          }
+          default -> {
+            int n = Math.min(content.length - want.getPosition(), r.nextInt(1500));
+            byte[] a = new byte[n], b = new byte[n];
+            want.readBytes(a, 0, n);
+            read.readBytes(b, 0, n);
+            assertArrayEquals(a, b);
+          }
+        }
+      }
+      assertTrue("the cache was read and evicted", d.cacheStats().evictions() > 0);
+    }
+  }
+
+  public void testSequentialReadsOnTheCacheLoadOnlyTheBlocksTheyRead() throws IOException {
+    Path dir = createTempDir("index");
+    int block = AdaptiveRegime.CACHE_BLOCK_SIZE;
+    byte[] content = new byte[4 * block];
+    new Random(random().nextLong()).nextBytes(content);
+    Files.write(dir.resolve("f"), content);
+    AdaptiveRegime regime = AdaptiveDirectory.regime(AdaptiveRegime.Mode.CACHED, 8L * block);
+    try (AdaptiveDirectory d = new AdaptiveDirectory(dir, FSLockFactory.getDefault(), regime);
+        IndexInput in = d.openInput("f", IOContext.DEFAULT)) {
+      in.seek(block + 10);
+      for (int i = block + 10; i < 2 * block; i++) { // to the last byte of the second block
+        assertEquals(content[i], in.readByte());
+      }
+      assertEquals("only the block that was read", block, regime.existingCache().stats().residentBytes());
+      assertEquals(content[2 * block], in.readByte());
+      assertEquals(2L * block, regime.existingCache().stats().residentBytes());
+    }
+  }
+
   public void testMergesReadAroundTheCacheWhileQueriesReadIt() throws IOException {
     Path dir = createTempDir("index");
     byte[] content = new byte[300_000];
