@@ -255,17 +255,30 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
     if (len == 0) {
       return false;
     }
+    int i = bufferAt(p, len);
+    if (i < 0) {
+      return false;
+    }
+    System.arraycopy(buf, i, b, off, len);
+    return true;
+  }
+
+  /**
+   * Where the {@code n} bytes at {@code p} (n at least 1) start in {@link #buf}, for a sequential
+   * read: the buffer holds them, or is filled for them when this input reads the block cache and
+   * they fit in it. -1 if the caller must read them another way. Small, so that the JIT inlines it
+   * into the sequential reads; the fill is behind a call.
+   */
+  private int bufferAt(long p, int n) throws IOException {
     long i = p - bufStart;
-    if (i >= 0 && i <= bufLen - len) {
+    if (i >= 0 && i <= bufLen - n) {
       ensureOpen();
-      System.arraycopy(buf, (int) i, b, off, len);
-      return true;
+      return (int) i;
     }
-    if (len <= BUFFER_SIZE && file.readPath == AdaptiveFile.CACHE && readOther(K_FILL, p, null, 0, len) != 0) {
-      System.arraycopy(buf, 0, b, off, len);
-      return true;
+    if (n <= BUFFER_SIZE && file.readPath == AdaptiveFile.CACHE && readOther(K_FILL, p, null, 0, n) != 0) {
+      return 0;
     }
-    return false;
+    return -1;
   }
 
   /**
@@ -511,15 +524,9 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
         throw truncated(e);
       }
     }
-    if (sequential) {
-      long i = p - bufStart;
-      if (i >= 0 && i < bufLen) {
-        ensureOpen();
-        return buf[(int) i];
-      }
-      if (file.readPath == AdaptiveFile.CACHE && readOther(K_FILL, p, null, 0, 1) != 0) {
-        return buf[0];
-      }
+    int i;
+    if (sequential && (i = bufferAt(p, 1)) >= 0) {
+      return buf[i];
     }
     BlockReader b = cacheReader(p, 1);
     if (b != null) {
@@ -544,15 +551,9 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
         throw truncated(e);
       }
     }
-    if (sequential) {
-      long i = p - bufStart;
-      if (i >= 0 && i <= bufLen - Short.BYTES) {
-        ensureOpen();
-        return (short) BitUtil.VH_LE_SHORT.get(buf, (int) i);
-      }
-      if (file.readPath == AdaptiveFile.CACHE && readOther(K_FILL, p, null, 0, Short.BYTES) != 0) {
-        return (short) BitUtil.VH_LE_SHORT.get(buf, 0);
-      }
+    int i;
+    if (sequential && (i = bufferAt(p, Short.BYTES)) >= 0) {
+      return (short) BitUtil.VH_LE_SHORT.get(buf, i);
     }
     BlockReader b = cacheReader(p, Short.BYTES);
     if (b != null) {
@@ -577,15 +578,9 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
         throw truncated(e);
       }
     }
-    if (sequential) {
-      long i = p - bufStart;
-      if (i >= 0 && i <= bufLen - Integer.BYTES) {
-        ensureOpen();
-        return (int) BitUtil.VH_LE_INT.get(buf, (int) i);
-      }
-      if (file.readPath == AdaptiveFile.CACHE && readOther(K_FILL, p, null, 0, Integer.BYTES) != 0) {
-        return (int) BitUtil.VH_LE_INT.get(buf, 0);
-      }
+    int i;
+    if (sequential && (i = bufferAt(p, Integer.BYTES)) >= 0) {
+      return (int) BitUtil.VH_LE_INT.get(buf, i);
     }
     BlockReader b = cacheReader(p, Integer.BYTES);
     if (b != null) {
@@ -610,15 +605,9 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
         throw truncated(e);
       }
     }
-    if (sequential) {
-      long i = p - bufStart;
-      if (i >= 0 && i <= bufLen - Long.BYTES) {
-        ensureOpen();
-        return (long) BitUtil.VH_LE_LONG.get(buf, (int) i);
-      }
-      if (file.readPath == AdaptiveFile.CACHE && readOther(K_FILL, p, null, 0, Long.BYTES) != 0) {
-        return (long) BitUtil.VH_LE_LONG.get(buf, 0);
-      }
+    int i;
+    if (sequential && (i = bufferAt(p, Long.BYTES)) >= 0) {
+      return (long) BitUtil.VH_LE_LONG.get(buf, i);
     }
     BlockReader b = cacheReader(p, Long.BYTES);
     if (b != null) {
