@@ -275,7 +275,9 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
       ensureOpen();
       return (int) i;
     }
-    if (n <= BUFFER_SIZE && file.readPath == AdaptiveFile.CACHE && readOther(K_FILL, p, null, 0, n) != 0) {
+    // Merges and read-once inputs read around the cache and have no buffer: no call for them.
+    if (n <= BUFFER_SIZE && file.usesCache && file.readPath == AdaptiveFile.CACHE
+        && readOther(K_FILL, p, null, 0, n) != 0) {
       return 0;
     }
     return -1;
