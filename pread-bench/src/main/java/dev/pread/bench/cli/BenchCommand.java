@@ -127,7 +127,7 @@ final class BenchCommand implements Callable<Integer> {
   @Option(names = "--strategies", split = ",", description = "Strategies (default: ${DEFAULT-VALUE}; also filechannel-heap, mmap, ffi-pread-odirect, dir-cached).")
   List<String> strategies = StrategyRegistry.CLI_DEFAULT;
 
-  @Option(names = "--rounds", description = "Warm rounds (default: 5; 15 with --full).")
+  @Option(names = "--rounds", description = "Warm rounds of the raw read strategies (default: 3; 15 with --full).")
   Integer rounds;
 
   @Option(names = "--seconds", description = "Measured seconds per warm cell and round (default: ${DEFAULT-VALUE}).")
@@ -285,7 +285,7 @@ final class BenchCommand implements Callable<Integer> {
     Plan p = new Plan();
     p.size = Format.parseBytes(fileSize != null ? fileSize : full ? "4g" : "1g");
     p.warmThreads = threads != null ? threads : full ? List.of(1, 2, 4, 8) : List.of(1, 2);
-    p.warmRounds = rounds != null ? rounds : full ? 15 : 5;
+    p.warmRounds = rounds != null ? rounds : full ? 15 : 3;
     p.ioRounds = ioRounds != null ? ioRounds : full ? 5 : 2;
     p.distances = full ? new int[] {0, 1, 2, 4, 8, 16, 32, 64} : new int[] {0, 1, 4, 16, 64};
     p.batches = full ? new int[] {1, 2, 4, 8, 16, 32, 64} : new int[] {1, 4, 16, 64};
@@ -425,7 +425,7 @@ final class BenchCommand implements Callable<Integer> {
     long batchCells = (long) p.batchRounds * p.batchSizes.length * p.batches.length * PRESSURE_BATCH_STRATEGIES.size();
     long coldBatchCells = (long) p.batchRounds * p.batchSizes.length * p.batches.length * p.batchStrategies.size();
     return (p.lucene ? LuceneBench.steps(p.luceneOptions) * LUCENE_STEP_WEIGHT : 0) + (!p.raw ? 0 : (p.warm ? (long) p.warmRounds
-        * p.readSizes.length * p.warmThreads.size() * strategies.size() + 3 + 5 * 4 : 0)
+        * p.readSizes.length * p.warmThreads.size() * strategies.size() + 3 + p.warmRounds * 4L : 0)
         + (p.rawCold() ? (long) p.ioRounds * strategies.size() + 4L * p.delays.length : 0)
         + (p.rawPressure() ? (long) p.ioRounds * p.pressureStrategies.size() * 2 + p.distances.length + batchCells : 0))
         + (p.rawCold() || p.cacheCold() ? coldBatchCells : 0)
@@ -441,7 +441,7 @@ final class BenchCommand implements Callable<Integer> {
     if (p.raw && p.warm) {
       runWarm(r, file, p.size, p.readSizes, p.warmThreads, p.warmRounds, pb);
       runReference(r, file, p.size, pb);
-      runWarmBatches(r, file, p.size, pb);
+      runWarmBatches(r, file, p.size, p.warmRounds, pb);
     }
     if (p.cacheWarm()) {
       runCachedWarm(r, file, p.size, p.warmThreads, p.warmRounds, pb);
@@ -467,12 +467,12 @@ final class BenchCommand implements Callable<Integer> {
   }
 
   /** Warm: the cost of prefetching data the page cache already holds. */
-  private void runWarmBatches(Results r, Path file, long size, Progress pb) throws Exception {
+  private void runWarmBatches(Results r, Path file, long size, int rounds, Progress pb) throws Exception {
     pb.setExtraMessage("warm: cost of prefetching cached data");
     DataFile.warm(file);
     BatchCells.of("warm", name -> StrategyRegistry.openStrategy(name, file, bufferSize), size,
             List.of(DIR_PREAD, DIR_MMAP_RANDOM))
-        .readSizes(IO_READ_SIZE).batches(16).prefetchModes(false, true).rounds(5).millis(250).step(pb::step)
+        .readSizes(IO_READ_SIZE).batches(16).prefetchModes(false, true).rounds(rounds).millis(250).step(pb::step)
         .run(r);
   }
 
