@@ -233,6 +233,26 @@ final class AdaptiveFile {
     return closed;
   }
 
+  /**
+   * {@link #isClosed()} as a plain read, for checks on every position query: the thread that
+   * closed the file sees it at once, other threads soon; their reads fail at the mapping or the
+   * reader in any case. A volatile read there kept the JIT from keeping the input's fields in
+   * registers across the decoding loops that call it.
+   */
+  boolean isClosedPlain() {
+    return (boolean) CLOSED.get(this);
+  }
+
+  private static final java.lang.invoke.VarHandle CLOSED;
+
+  static {
+    try {
+      CLOSED = java.lang.invoke.MethodHandles.lookup().findVarHandle(AdaptiveFile.class, "closed", boolean.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
   synchronized void close() throws IOException {
     if (closed) {
       return;

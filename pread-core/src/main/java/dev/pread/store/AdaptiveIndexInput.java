@@ -628,13 +628,17 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
 
   @Override
   public long getFilePointer() {
-    ensureOpen();
+    if (file.isClosedPlain()) {
+      throw new AlreadyClosedException("Already closed: " + this);
+    }
     return pos;
   }
 
   @Override
   public void seek(long p) throws IOException {
-    ensureOpen();
+    if (file.isClosedPlain()) {
+      throw new AlreadyClosedException("Already closed: " + this);
+    }
     InputBounds.checkSeek(p, this);
     pos = p;
   }
