@@ -16,6 +16,7 @@ import dev.pread.bench.cache.ZipfBlocks;
 import dev.pread.bench.lucene.Corpus;
 import dev.pread.bench.lucene.LuceneBench;
 import dev.pread.bench.pressure.CacheControl;
+import dev.pread.bench.pressure.DeviceReadAhead;
 import dev.pread.bench.pressure.MemoryCgroup;
 import dev.pread.bench.pressure.PressureOptions;
 import dev.pread.bench.pressure.ProcStats;
@@ -170,6 +171,11 @@ final class BenchCommand implements Callable<Integer> {
       + " or log shipper; served only while no other process waits for the disk). Default: ${DEFAULT-VALUE}.")
   String neighbourIoClass = "best-effort";
 
+  @Option(names = "--device-read-ahead-kb", description = "Sets the readahead window (read_ahead_kb) of the disk"
+      + " that holds --dir to this many KiB for the run, and restores it after (root). It applies to every file on"
+      + " the disk: page faults, buffered misses, a neighbour's reads. Default: the disk's own, as the report states.")
+  Integer deviceReadAheadKb;
+
   @Option(names = "--cache-cold-budget", description = "dir-cached's cache in the cold batched-prefetch cells,"
       + " fresh per cell (default: ${DEFAULT-VALUE}). Warm it holds the file or index; under pressure it is half"
       + " the cgroup limit (raw) or half the page-cache budget (Lucene).")
@@ -219,12 +225,14 @@ final class BenchCommand implements Callable<Integer> {
     if (p.raw || p.cacheSections) {
       DataFile.ensure(file, p.size);
     }
-    Results r = startResults(file, p.size);
-    settleRegimes(r, p);
-    try (Progress pb = Progress.start("bench", steps(p), "")) {
-      runSections(r, p, file, pb);
+    try (DeviceReadAhead readAhead = deviceReadAheadKb == null ? null : DeviceReadAhead.setFor(dir, deviceReadAheadKb)) {
+      Results r = startResults(file, p.size, readAhead);
+      settleRegimes(r, p);
+      try (Progress pb = Progress.start("bench", steps(p), "")) {
+        runSections(r, p, file, pb);
+      }
+      writeReport(r);
     }
-    writeReport(r);
     return 0;
   }
 
@@ -283,6 +291,10 @@ final class BenchCommand implements Callable<Integer> {
   /** Resolves and checks the options: an unknown name or a value out of range fails here. */
   private Plan plan() {
     Plan p = new Plan();
+    if (deviceReadAheadKb != null && deviceReadAheadKb < 0) {
+      throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
+          "--device-read-ahead-kb must not be negative (got " + deviceReadAheadKb + ")");
+    }
     p.size = Format.parseBytes(fileSize != null ? fileSize : full ? "4g" : "1g");
     p.warmThreads = threads != null ? threads : full ? List.of(1, 2, 4, 8) : List.of(1, 2);
     p.warmRounds = rounds != null ? rounds : full ? 15 : 3;
@@ -343,13 +355,17 @@ final class BenchCommand implements Callable<Integer> {
   }
 
   /** The run's results with what they were measured on: date, command, machine (printed too). */
-  private static Results startResults(Path file, long size) {
+  private static Results startResults(Path file, long size, DeviceReadAhead readAhead) {
     Results r = new Results();
     r.date = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss"));
     r.command = "./pread bench" + (System.getProperty("pread.args", "").isBlank() ? "" : " " + System.getProperty("pread.args"));
     r.fileSize = size;
     r.machine = MachineInfo.collect(file);
     r.machine.put("native pread", PreadDirectory.nativeUnavailableReason().map(x -> "OFF: " + x).orElse("on"));
+    if (readAhead != null) {
+      r.machine.put("read_ahead_kb", r.machine.get("read_ahead_kb") + " (set for this run by --device-read-ahead-kb;"
+          + " the disk's own: " + readAhead.before() + ")");
+    }
     System.out.println();
     r.machine.forEach((k, v) -> System.out.printf("  %-14s %s%n", k, v));
     System.out.println();

@@ -1,12 +1,12 @@
 package dev.pread.bench.report;
 
+import dev.pread.bench.pressure.DeviceReadAhead;
 import dev.pread.bench.pressure.JvmFlags;
 import java.io.IOException;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 
 /** The facts about the machine that every benchmark figure is quoted with. */
@@ -29,7 +29,7 @@ public final class MachineInfo {
     try {
       FileStore store = Files.getFileStore(dataFile.toAbsolutePath().getParent());
       m.put("file system", store.type() + " on " + store.name());
-      m.put("read_ahead_kb", readAhead(store.name()));
+      m.put("read_ahead_kb", DeviceReadAhead.current(dataFile.toAbsolutePath().getParent()));
     } catch (IOException e) {
       m.put("file system", "unknown: " + e.getMessage());
     }
@@ -46,25 +46,6 @@ public final class MachineInfo {
       }
     } catch (IOException | RuntimeException e) {
       // fall through
-    }
-    return "unknown";
-  }
-
-  /** read_ahead_kb of the block device behind {@code deviceName} (e.g. /dev/vda1). */
-  private static String readAhead(String deviceName) {
-    String dev = Path.of(deviceName).getFileName().toString();
-    for (String candidate : List.of(dev, dev.replaceAll("p?[0-9]+$", ""))) {
-      Path p = Path.of("/sys/class/block", candidate, "queue", "read_ahead_kb");
-      if (!Files.exists(p)) {
-        p = Path.of("/sys/class/block", candidate, "..", "queue", "read_ahead_kb");
-      }
-      try {
-        if (Files.exists(p)) {
-          return Files.readString(p).trim();
-        }
-      } catch (IOException e) {
-        // try the next
-      }
     }
     return "unknown";
   }
