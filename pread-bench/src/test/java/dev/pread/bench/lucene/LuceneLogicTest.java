@@ -130,4 +130,22 @@ public class LuceneLogicTest {
       assertTrue(String.valueOf(e.getCause()), String.valueOf(e.getCause()).contains("query 3"));
     }
   }
+  @Test
+  public void dirCachedKeepsTheMeasuredSlackButAtLeastTheFloor() {
+    QueryWorkerCommand.Spec spec = new QueryWorkerCommand.Spec();
+    spec.cacheBlockSize = 16384;
+    long mib = 1L << 20;
+    // A small measured slack (file pages 0.3 MiB + growth 14 MiB): the floor applies.
+    CacheSizing small = CacheSizing.of(spec, 34 * mib, 300 << 10, new CacheSizing.Growth(14 * mib, 9 * mib));
+    assertEquals(34 * mib - CacheSizing.MIN_SLACK_BYTES, small.cacheBytes());
+    assertEquals(CacheSizing.MIN_SLACK_BYTES, small.slackBytes());
+    // A large one is kept as measured, the cache a whole number of blocks.
+    CacheSizing large = CacheSizing.of(spec, 545 * mib, 400 << 10, new CacheSizing.Growth(172 * mib, 40 * mib));
+    assertEquals((545 * mib - (400 << 10) - 172 * mib) / 16384 * 16384, large.cacheBytes());
+    assertTrue(large.slackBytes() >= (400 << 10) + 172 * mib);
+    // No room left: a clear error naming the budget.
+    IllegalStateException e = assertThrows(IllegalStateException.class,
+        () -> CacheSizing.of(spec, 20 * mib, 0, new CacheSizing.Growth(mib, mib)));
+    assertTrue(e.getMessage(), e.getMessage().contains("no room"));
+  }
 }
