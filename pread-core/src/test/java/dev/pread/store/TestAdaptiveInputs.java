@@ -201,6 +201,59 @@ public class TestAdaptiveInputs extends LuceneTestCase {
     }
   }
 
+  public void testSequentialReadsMatchTheFileAsThePathChangesUnderThem() throws Exception {
+    Path dir = createTempDir("index");
+    byte[] content = new byte[TestUtil.nextInt(random(), 4 * AdaptiveRegime.CACHE_BLOCK_SIZE, 100_000)];
+    new Random(random().nextLong()).nextBytes(content);
+    Files.write(dir.resolve("f"), content);
+    // every clone switches the path: mappings, block cache, page cache, mappings, ...
+    AdaptiveRegime regime = AdaptiveDirectory.regime(AdaptiveRegime.Mode.ALTERNATE, 4L * AdaptiveRegime.CACHE_BLOCK_SIZE);
+    Random r = new Random(random().nextLong());
+    java.util.EnumSet<AdaptiveDirectory.ReadPath> seen = java.util.EnumSet.noneOf(AdaptiveDirectory.ReadPath.class);
+    try (AdaptiveDirectory d = new AdaptiveDirectory(dir, FSLockFactory.getDefault(), regime);
+        IndexInput in = d.openInput("f", IOContext.DEFAULT)) {
+      org.apache.lucene.store.ByteArrayDataInput want = new org.apache.lucene.store.ByteArrayDataInput(content);
+      IndexInput read = r.nextBoolean() ? in : in.slice("s", 0, content.length);
+      while (content.length - want.getPosition() >= 9) {
+        if (r.nextInt(3) == 0) {
+          IndexInput other = in.clone(); // switches the path
+          int at = r.nextInt(content.length);
+          other.seek(at);
+          assertEquals(content[at], other.readByte());
+        }
+        if (r.nextInt(50) == 0) { // back or ahead: what the buffer holds is of another position
+          int at = r.nextInt(content.length - 9);
+          want.setPosition(at);
+          read.seek(at);
+        }
+        seen.add(d.readPath());
+        assertEquals(want.getPosition(), read.getFilePointer());
+        switch (r.nextInt(6)) {
+          case 0 -> assertEquals(want.readByte(), read.readByte());
+          case 1 -> assertEquals(want.readShort(), read.readShort());
+          case 2 -> assertEquals(want.readInt(), read.readInt());
+          case 3 -> assertEquals(want.readLong(), read.readLong());
+          case 4 -> {
+            int at = want.getPosition(); // random bytes: a varint of 9 bytes with the 9th's high bit is invalid
+            if ((content[at + 8] & 0x80) != 0) {
+              assertEquals(want.readByte(), read.readByte());
+            } else {
+              assertEquals(want.readVLong(), read.readVLong());
+            }
+          }
+          default -> {
+            int n = Math.min(content.length - want.getPosition(), r.nextInt(1500));
+            byte[] a = new byte[n], b = new byte[n];
+            want.readBytes(a, 0, n);
+            read.readBytes(b, 0, n);
+            assertArrayEquals(a, b);
+          }
+        }
+      }
+    }
+    assertTrue("every path was read: " + seen, seen.size() == 3);
+  }
+
   public void testSequentialReadsOnTheCacheLoadOnlyTheBlocksTheyRead() throws IOException {
     Path dir = createTempDir("index");
     int block = AdaptiveRegime.CACHE_BLOCK_SIZE;
