@@ -152,6 +152,36 @@ public class TestAdaptiveInputs extends LuceneTestCase {
     }
   }
 
+  /**
+   * One sequential read of a random width (byte, short, int, long, vlong, or up to 1500 bytes) from
+   * {@code read}, compared with the same read from {@code want} over {@code content}; at least 9
+   * bytes must be left.
+   */
+  private static void readOneValue(Random r, byte[] content, org.apache.lucene.store.ByteArrayDataInput want,
+      IndexInput read) throws IOException {
+    switch (r.nextInt(6)) {
+      case 0 -> assertEquals(want.readByte(), read.readByte());
+      case 1 -> assertEquals(want.readShort(), read.readShort());
+      case 2 -> assertEquals(want.readInt(), read.readInt());
+      case 3 -> assertEquals(want.readLong(), read.readLong());
+      case 4 -> {
+        int at = want.getPosition(); // random bytes: a varint of 9 bytes with the 9th's high bit is invalid
+        if ((content[at + 8] & 0x80) != 0) {
+          assertEquals(want.readByte(), read.readByte());
+        } else {
+          assertEquals(want.readVLong(), read.readVLong());
+        }
+      }
+      default -> {
+        int n = Math.min(content.length - want.getPosition(), r.nextInt(1500));
+        byte[] a = new byte[n], b = new byte[n];
+        want.readBytes(a, 0, n);
+        read.readBytes(b, 0, n);
+        assertArrayEquals(a, b);
+      }
+    }
+  }
+
   public void testSequentialReadsOnTheCacheMatchTheFileWhileItsBlocksChurn() throws Exception {
     Path dir = createTempDir("index");
     int block = AdaptiveRegime.CACHE_BLOCK_SIZE;
@@ -175,27 +205,7 @@ public class TestAdaptiveInputs extends LuceneTestCase {
           other.seek(at);
           assertEquals(content[at], other.readByte());
         }
-        switch (r.nextInt(6)) {
-          case 0 -> assertEquals(want.readByte(), read.readByte());
-          case 1 -> assertEquals(want.readShort(), read.readShort());
-          case 2 -> assertEquals(want.readInt(), read.readInt());
-          case 3 -> assertEquals(want.readLong(), read.readLong());
-          case 4 -> {
-            int at = want.getPosition(); // random bytes: a varint of 9 bytes with the 9th's high bit is invalid
-            if ((content[at + 8] & 0x80) != 0) {
-              assertEquals(want.readByte(), read.readByte());
-            } else {
-              assertEquals(want.readVLong(), read.readVLong());
-            }
-          }
-          default -> {
-            int n = Math.min(content.length - want.getPosition(), r.nextInt(1500));
-            byte[] a = new byte[n], b = new byte[n];
-            want.readBytes(a, 0, n);
-            read.readBytes(b, 0, n);
-            assertArrayEquals(a, b);
-          }
-        }
+        readOneValue(r, content, want, read);
       }
       assertTrue("the cache was read and evicted", d.cacheStats().evictions() > 0);
     }
@@ -228,27 +238,7 @@ public class TestAdaptiveInputs extends LuceneTestCase {
         }
         seen.add(d.readPath());
         assertEquals(want.getPosition(), read.getFilePointer());
-        switch (r.nextInt(6)) {
-          case 0 -> assertEquals(want.readByte(), read.readByte());
-          case 1 -> assertEquals(want.readShort(), read.readShort());
-          case 2 -> assertEquals(want.readInt(), read.readInt());
-          case 3 -> assertEquals(want.readLong(), read.readLong());
-          case 4 -> {
-            int at = want.getPosition(); // random bytes: a varint of 9 bytes with the 9th's high bit is invalid
-            if ((content[at + 8] & 0x80) != 0) {
-              assertEquals(want.readByte(), read.readByte());
-            } else {
-              assertEquals(want.readVLong(), read.readVLong());
-            }
-          }
-          default -> {
-            int n = Math.min(content.length - want.getPosition(), r.nextInt(1500));
-            byte[] a = new byte[n], b = new byte[n];
-            want.readBytes(a, 0, n);
-            read.readBytes(b, 0, n);
-            assertArrayEquals(a, b);
-          }
-        }
+        readOneValue(r, content, want, read);
       }
     }
     assertTrue("every path was read: " + seen, seen.size() == 3);
