@@ -22,7 +22,7 @@ import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.index.VectorSimilarityFunction;
 import org.apache.lucene.store.FSDirectory;
-import org.apache.lucene.store.NIOFSDirectory;
+import org.apache.lucene.store.MMapDirectory;
 
 /**
  * The Lucene-level benchmark's index, built once per corpus and target size and reused (a
@@ -89,7 +89,9 @@ final class BenchIndex {
     config.setRAMBufferSizeMB(Math.max(16, Math.min(128, targetBytes / 4 / (1 << 20))));
     config.setOpenMode(IndexWriterConfig.OpenMode.CREATE);
     AtomicLong docs = new AtomicLong();
-    try (FSDirectory d = new NIOFSDirectory(folder);
+    // Merges read the vectors they have written at random to build the merged segment's HNSW graph:
+    // through mappings those reads are memory loads, where a buffered input makes each a system call.
+    try (FSDirectory d = new MMapDirectory(folder);
         IndexWriter writer = new IndexWriter(d, config);
         Progress pb = Progress.start("Indexing " + corpus.name(), targetBytes >> 20, " MiB")) {
       for (int pass = 0; sizeOf(folder) < targetBytes; pass++) {
