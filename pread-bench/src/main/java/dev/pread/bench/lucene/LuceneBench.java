@@ -211,8 +211,8 @@ public final class LuceneBench {
         for (int round = 0; round < rounds; round++) {
           for (int k = 0; k < dirs.size(); k++) {
             String name = dirs.get((k + round) % dirs.size());
-          // Regimes other than restart measure a Directory without a hot-set record of an earlier worker.
-          Files.deleteIfExists(index.resolve(HOT_SET_FILE));
+            // Regimes other than restart measure a Directory without a hot-set record of an earlier worker.
+            Files.deleteIfExists(index.resolve(HOT_SET_FILE));
             QueryWorkerCommand.Spec spec = new QueryWorkerCommand.Spec();
             spec.index = index.toAbsolutePath().toString();
             spec.regime = regime;
@@ -228,7 +228,7 @@ public final class LuceneBench {
             spec.warmupCapSeconds = o.pressureWarmupCapSeconds;
             spec.warmupBytes = budget;
             spec.pageCacheBudget = budget;
-            spec.mixSize = mix.size();
+            spec.mixRecipes = mix.recipes();
             spec.mixFingerprint = mix.fingerprint();
             spec.reference = reference;
             CacheSettings cache = cacheFor(regime, indexBytes, budget, o.cacheBlockSize);
@@ -458,7 +458,7 @@ public final class LuceneBench {
           spec.seconds = p == 0 ? o.warmSeconds : o.restartSeconds;
           spec.firstQuery = 0;
           spec.jitWarmupSeconds = o.jitWarmupSeconds;
-          spec.mixSize = mix.size();
+          spec.mixRecipes = mix.recipes();
           spec.mixFingerprint = mix.fingerprint();
           spec.reference = reference;
           CacheSettings cache = cacheFor("warm", indexBytes, indexBytes / 4, o.cacheBlockSize);
@@ -488,7 +488,7 @@ public final class LuceneBench {
         + " opens it, without a memory limit. Per Directory and thread count: a worker reads every index file,"
         + " compiles, measures %.1f s of warm queries and closes its Directory (AdaptiveDirectory and"
         + " CachedPreadDirectory record their hot set in the index folder then); a new worker (nothing compiled,"
-        + " the query mix built through MMapDirectory) opens the Directory with the page cache kept (a process"
+        + " nothing of the index read: the query mix comes from the parent as text) opens the Directory with the page cache kept (a process"
         + " restart) and measures its first %.1f s from the open; then a third does the same after the page cache"
         + " was dropped by %s (a reboot, or the files copied to another node). The ratios are to the same"
         + " Directory's warm QPS; JIT compilation is part of the first seconds of every Directory alike."

@@ -40,8 +40,8 @@ import org.apache.lucene.util.BytesRef;
  * vector of a random document's text. Every query fetches the stored fields of its top 10 hits.
  */
 final class QueryMix {
-  /** One query of the mix. */
-  record Entry(String kind, Query query, Sort sort) {}
+  /** One query of the mix, and the recipe it was made from. */
+  record Entry(String kind, Query query, Sort sort, List<String> recipe) {}
 
   private final List<Entry> entries;
 
@@ -69,6 +69,36 @@ final class QueryMix {
 
   /** Builds {@code size} queries from {@code reader} with {@code seed}. */
   static QueryMix build(DirectoryReader reader, int size, long seed) throws IOException {
+    return fromRecipes(recipes(reader, size, seed));
+  }
+
+  /**
+   * The queries as text, one list of strings per query: its kind, then its terms or numbers (a
+   * KNN query's vector as whole-number components). {@link #fromRecipes} makes the same mix from
+   * them without opening the index, as a restarted JVM must before the Directory under test reads
+   * anything.
+   */
+  List<List<String>> recipes() {
+    List<List<String>> out = new ArrayList<>(entries.size());
+    for (Entry e : entries) {
+      out.add(e.recipe());
+    }
+    return out;
+  }
+
+  /** The mix of {@link #recipes}. */
+  static QueryMix fromRecipes(List<List<String>> recipes) {
+    if (recipes == null || recipes.isEmpty()) {
+      throw new IllegalArgumentException("no query recipes");
+    }
+    List<Entry> entries = new ArrayList<>(recipes.size());
+    for (List<String> r : recipes) {
+      entries.add(entry(r));
+    }
+    return new QueryMix(entries);
+  }
+
+  private static List<List<String>> recipes(DirectoryReader reader, int size, long seed) throws IOException {
     SplittableRandom random = new SplittableRandom(seed);
     int maxDoc = reader.maxDoc();
     List<String> high = new ArrayList<>();
@@ -84,30 +114,63 @@ final class QueryMix {
     for (int i = 0; i < 64; i++) {
       maxSize = Math.max(maxSize, stored.document(random.nextInt(maxDoc)).getField("size").numericValue().longValue());
     }
-    List<Entry> entries = new ArrayList<>(size);
+    List<List<String>> recipes = new ArrayList<>(size);
     try (Analyzer analyzer = new StandardAnalyzer()) {
-      while (entries.size() < size) {
-        switch (entries.size() % 10) {
-          case 0 -> entries.add(term("term-high", pick(high, random)));
-          case 1, 2 -> entries.add(term("term-medium", pick(medium, random)));
-          case 3, 4 -> entries.add(term("term-low", pick(low, random)));
-          case 5 -> entries.add(bool("and", BooleanClause.Occur.MUST, pick(medium, random), pick(medium, random)));
-          case 6 -> entries.add(bool("or", BooleanClause.Occur.SHOULD, pick(medium, random), pick(medium, random)));
-          case 7 -> entries.add(phrase(stored, analyzer, maxDoc, random));
+      while (recipes.size() < size) {
+        switch (recipes.size() % 10) {
+          case 0 -> recipes.add(List.of("term-high", pick(high, random)));
+          case 1, 2 -> recipes.add(List.of("term-medium", pick(medium, random)));
+          case 3, 4 -> recipes.add(List.of("term-low", pick(low, random)));
+          case 5 -> recipes.add(List.of("and", pick(medium, random), pick(medium, random)));
+          case 6 -> recipes.add(List.of("or", pick(medium, random), pick(medium, random)));
+          case 7 -> recipes.add(phrase(stored, analyzer, maxDoc, random));
           case 8 -> {
             long lo = random.nextLong(maxSize);
             long hi = lo + 200 + random.nextLong(2000);
-            entries.add(new Entry("range", LongPoint.newRangeQuery("size", lo, hi),
-                new Sort(new SortField("size", SortField.Type.LONG))));
+            recipes.add(List.of("range", Long.toString(lo), Long.toString(hi)));
           }
           default -> {
             String text = stored.document(random.nextInt(maxDoc)).get("body");
-            entries.add(new Entry("knn", new KnnFloatVectorQuery("vector", BenchIndex.vectorOf(text), 10), null));
+            List<String> r = new ArrayList<>(1 + BenchIndex.DIMS);
+            r.add("knn");
+            for (float c : BenchIndex.vectorOf(text)) {
+              r.add(Integer.toString((int) c)); // whole numbers by construction (see BenchIndex#vectorOf)
+            }
+            recipes.add(r);
           }
         }
       }
     }
-    return new QueryMix(entries);
+    return recipes;
+  }
+
+  /** The query of one recipe; an unknown kind or a wrong number of arguments fails naming the recipe. */
+  static Entry entry(List<String> r) {
+    String kind = r.isEmpty() ? "" : r.get(0);
+    int args = switch (kind) {
+      case "term-high", "term-medium", "term-low" -> 1;
+      case "and", "or", "phrase", "range" -> 2;
+      case "knn" -> BenchIndex.DIMS;
+      default -> throw new IllegalArgumentException("unknown query kind in recipe " + r);
+    };
+    if (r.size() != 1 + args) {
+      throw new IllegalArgumentException("recipe " + r + ": " + kind + " takes " + args + " argument(s)");
+    }
+    return switch (kind) {
+      case "and" -> new Entry(kind, bool(BooleanClause.Occur.MUST, r.get(1), r.get(2)), null, r);
+      case "or" -> new Entry(kind, bool(BooleanClause.Occur.SHOULD, r.get(1), r.get(2)), null, r);
+      case "phrase" -> new Entry(kind, new PhraseQuery("body", r.get(1), r.get(2)), null, r);
+      case "range" -> new Entry(kind, LongPoint.newRangeQuery("size", Long.parseLong(r.get(1)), Long.parseLong(r.get(2))),
+          new Sort(new SortField("size", SortField.Type.LONG)), r);
+      case "knn" -> {
+        float[] v = new float[BenchIndex.DIMS];
+        for (int i = 0; i < v.length; i++) {
+          v[i] = Integer.parseInt(r.get(1 + i));
+        }
+        yield new Entry(kind, new KnnFloatVectorQuery("vector", v, 10), null, r);
+      }
+      default -> new Entry(kind, new TermQuery(new Term("body", r.get(1))), null, r);
+    };
   }
 
   /**
@@ -136,18 +199,14 @@ final class QueryMix {
     return list.get(random.nextInt(list.size()));
   }
 
-  private static Entry term(String kind, String t) {
-    return new Entry(kind, new TermQuery(new Term("body", t)), null);
-  }
-
-  private static Entry bool(String kind, BooleanClause.Occur occur, String a, String b) {
+  private static Query bool(BooleanClause.Occur occur, String a, String b) {
     BooleanQuery.Builder q = new BooleanQuery.Builder();
     q.add(new TermQuery(new Term("body", a)), occur);
     q.add(new TermQuery(new Term("body", b)), occur);
-    return new Entry(kind, q.build(), null);
+    return q.build();
   }
 
-  private static Entry phrase(StoredFields stored, Analyzer analyzer, int maxDoc, SplittableRandom random)
+  private static List<String> phrase(StoredFields stored, Analyzer analyzer, int maxDoc, SplittableRandom random)
       throws IOException {
     for (int attempt = 0; ; attempt++) {
       String text = stored.document(random.nextInt(maxDoc)).get("body");
@@ -162,10 +221,9 @@ final class QueryMix {
       }
       if (tokens.size() >= 2 || attempt > 100) {
         int at = tokens.size() >= 2 ? random.nextInt(tokens.size() - 1) : 0;
-        PhraseQuery q = tokens.size() >= 2
-            ? new PhraseQuery("body", tokens.get(at), tokens.get(at + 1))
-            : new PhraseQuery("body", "no", "phrase");
-        return new Entry("phrase", q, null);
+        return tokens.size() >= 2
+            ? List.of("phrase", tokens.get(at), tokens.get(at + 1))
+            : List.of("phrase", "no", "phrase");
       }
     }
   }

@@ -71,7 +71,8 @@ public final class QueryWorkerCommand implements Callable<Integer> {
     double warmupCapSeconds;
     long warmupBytes;
     long pageCacheBudget;
-    int mixSize;
+    /** The query mix as {@link QueryMix#recipes}, and its {@link QueryMix#fingerprint}. */
+    java.util.List<java.util.List<String>> mixRecipes;
     long mixFingerprint;
     long[] reference;
     /** dir-cached's cache: budget and block size, chosen by the parent for the regime. */
@@ -113,17 +114,15 @@ public final class QueryWorkerCommand implements Callable<Integer> {
     Spec spec = files.readSpec(Spec.class);
     Path index = Path.of(spec.index);
     String name = spec.directory;
-    QueryMix mix;
+    // The mix comes from the parent's recipes: the worker reads nothing of the index before its
+    // Directory opens (a restarted JVM must not have compiled Lucene's decoding code for another
+    // Directory's inputs first), and no worker spends its first second scanning the terms.
+    QueryMix mix = QueryMix.fromRecipes(spec.mixRecipes);
+    if (mix.fingerprint() != spec.mixFingerprint) {
+      throw new IllegalStateException("the worker made another query mix than the parent's");
+    }
     if (spec.regime.equals("restart-open")) {
-      // A restarted JVM: nothing compiled, the Directory under test opened once. The mix is built
-      // through MMapDirectory, and the page cache it touched is dropped with the rest if asked.
-      try (Directory d = StrategyRegistry.openDirectory(StrategyRegistry.DIR_MMAP, index);
-          DirectoryReader reader = DirectoryReader.open(d)) {
-        mix = QueryMix.build(reader, spec.mixSize, 42);
-      }
-      if (mix.fingerprint() != spec.mixFingerprint) {
-        throw new IllegalStateException("the worker built another query mix than the parent");
-      }
+      // A restarted JVM: nothing compiled, nothing read, the Directory under test opened once.
       Results r = new Results();
       r.lucene = new Results.Lucene();
       if (spec.dropBeforeOpen) {
@@ -134,10 +133,6 @@ public final class QueryWorkerCommand implements Callable<Integer> {
       return 0;
     }
     try (Directory d = StrategyRegistry.openDirectory(name, index, spec.cache()); DirectoryReader reader = DirectoryReader.open(d)) {
-      mix = QueryMix.build(reader, spec.mixSize, 42);
-      if (mix.fingerprint() != spec.mixFingerprint) {
-        throw new IllegalStateException("the worker built another query mix than the parent");
-      }
       if (!underLimit(spec.regime)) {
         LuceneBench.warmFiles(index); // keep the compile phase itself from waiting on the disk
       }

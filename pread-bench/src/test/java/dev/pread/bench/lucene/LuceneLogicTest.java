@@ -95,6 +95,14 @@ public class LuceneLogicTest {
       assertEquals(mix.fingerprint(), QueryMix.build(reader, 50, 42).fingerprint());
       assertTrue(mix.fingerprint() != QueryMix.build(reader, 50, 43).fingerprint());
       reference = QueryRun.reference(new org.apache.lucene.search.IndexSearcher(reader), mix);
+      // Made again from its recipes, through JSON as a worker's spec carries them and without the
+      // index: the same queries, the same hits.
+      com.google.gson.Gson gson = new com.google.gson.Gson();
+      java.lang.reflect.Type type =
+          new com.google.gson.reflect.TypeToken<java.util.List<java.util.List<String>>>() {}.getType();
+      QueryMix again = QueryMix.fromRecipes(gson.fromJson(gson.toJson(mix.recipes()), type));
+      assertEquals(mix.fingerprint(), again.fingerprint());
+      assertArrayEquals(reference, QueryRun.reference(new org.apache.lucene.search.IndexSearcher(reader), again));
     }
     java.util.Set<String> kinds = new java.util.TreeSet<>();
     for (int i = 0; i < mix.size(); i++) {
@@ -130,6 +138,18 @@ public class LuceneLogicTest {
       assertTrue(String.valueOf(e.getCause()), String.valueOf(e.getCause()).contains("query 3"));
     }
   }
+  @Test
+  public void aRecipeThatIsNotAQueryFailsNamingIt() {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> QueryMix.entry(java.util.List.of("fuzzy", "x")));
+    assertTrue(e.getMessage(), e.getMessage().contains("[fuzzy, x]"));
+    e = assertThrows(IllegalArgumentException.class, () -> QueryMix.entry(java.util.List.of("and", "a")));
+    assertTrue(e.getMessage(), e.getMessage().contains("takes 2"));
+    assertThrows(IllegalArgumentException.class, () -> QueryMix.entry(java.util.List.of()));
+    assertThrows(IllegalArgumentException.class, () -> QueryMix.entry(java.util.List.of("range", "x", "2")));
+    assertEquals("body:foo", QueryMix.entry(java.util.List.of("term-low", "foo")).query().toString());
+  }
+
   @Test
   public void dirCachedKeepsTheMeasuredSlackButAtLeastTheFloor() {
     QueryWorkerCommand.Spec spec = new QueryWorkerCommand.Spec();
