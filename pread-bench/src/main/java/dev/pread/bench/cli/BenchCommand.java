@@ -132,7 +132,7 @@ final class BenchCommand implements Callable<Integer> {
   Integer rounds;
 
   @Option(names = "--seconds", description = "Measured seconds per warm cell and round (default: ${DEFAULT-VALUE}).")
-  double seconds = 0.25;
+  double seconds = 0.2;
 
   @Option(names = "--io-seconds", description = "Measured seconds per cold or pressure cell (default: ${DEFAULT-VALUE}).")
   double ioSeconds = 1.5;
@@ -684,17 +684,17 @@ final class BenchCommand implements Callable<Integer> {
     DataFile.warm(file);
     try (Strategy s = new RawPreadStrategy(file, false)) {
       int threadsHere = Runtime.getRuntime().availableProcessors();
-      double rps = RandomReadRun.run(s, threadsHere, 1 << 20, size, 200, 1500, 11);
+      double rps = RandomReadRun.run(s, threadsHere, 1 << 20, size, 200, 1000, 11);
       r.reference.put("page-cache copy: 1 MiB preads, warm, " + threadsHere + " threads (MB/s)", rps * (1 << 20) / 1e6);
     }
     pb.step();
     try (Strategy s = new RawPreadStrategy(file, true)) {
       pb.setExtraMessage("reference: device, O_DIRECT queue depth 1");
-      double qd1 = RandomReadRun.run(s, 1, IO_READ_SIZE, size, 200, 1500, 12);
+      double qd1 = RandomReadRun.run(s, 1, IO_READ_SIZE, size, 200, 1000, 12);
       r.reference.put("device: O_DIRECT random 16 KiB, 1 thread (queue depth 1), reads/s", qd1);
       pb.step();
       pb.setExtraMessage("reference: device, O_DIRECT 16 threads");
-      double qd16 = RandomReadRun.run(s, 16, IO_READ_SIZE, size, 200, 2000, 13);
+      double qd16 = RandomReadRun.run(s, 16, IO_READ_SIZE, size, 200, 1000, 13);
       r.reference.put("device ceiling: O_DIRECT random 16 KiB, 16 threads (oversubscribed; queue depth ~16), reads/s", qd16);
       pb.step();
     } catch (dev.pread.nativeio.NativeIOException e) {

@@ -116,11 +116,14 @@ public final class LuceneBench {
 
   private LuceneBench() {}
 
-  /** Number of steps {@link #run} reports to its progress callback. */
+  /**
+   * Number of steps {@link #run} reports to its progress callback: the index, the mix, the
+   * neighbour's file, and a step per worker.
+   */
   public static long steps(Options o) {
     long perRegime = (long) o.directories.size() * o.threads.length;
     long perOperatorRegime = (long) o.directoriesOf("merge").size() * o.threadsOf("merge").length;
-    return 2 + (o.warm ? perRegime * o.warmRounds : 0) + (o.cold ? perRegime : 0) + (o.pressure ? perRegime : 0)
+    return 2 + (o.neighbour ? 1 : 0) + (o.warm ? perRegime * o.warmRounds : 0) + (o.cold ? perRegime : 0) + (o.pressure ? perRegime : 0)
         + (o.changing ? perRegime : 0)
         + perOperatorRegime * ((o.throttled ? 1 : 0) + (o.merge ? 1 : 0) + (o.neighbour ? 1 : 0))
         + (o.restart ? 3L * (o.restartDirectories != null ? o.restartDirectories : o.directories).size()
