@@ -178,7 +178,8 @@ public final class LuceneBench {
     if (o.cold) {
       regimes.add("cold");
       r.regimes.put("lucene cold", String.format(Locale.ROOT, "the page cache is dropped by %s before each cell;"
-          + " the Directory and reader open after the drop; the first %.1f s of queries are measured",
+          + " the Directory and reader open after the drop, and the first %.1f s from the open are measured: the"
+          + " open's time and reads count, and the queries run for the rest of the window",
           CacheControl.method(), o.coldSeconds));
     }
     if (o.pressure && noCgroup.isEmpty()) {

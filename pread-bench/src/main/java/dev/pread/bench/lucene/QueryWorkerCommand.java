@@ -175,8 +175,10 @@ public final class QueryWorkerCommand implements Callable<Integer> {
       case "cold" -> {
         for (int t : spec.threads) {
           LuceneBench.evict(index);
+          // The window starts before the open: what a Directory reads while it opens is cold-start time.
+          Window window = Window.start();
           try (Directory d = StrategyRegistry.openDirectory(name, index, spec.cache()); DirectoryReader reader = DirectoryReader.open(d)) {
-            measure(r, spec, d, new IndexSearcher(reader), mix, t, first);
+            measure(r, spec, d, new IndexSearcher(reader), mix, t, first, window);
           }
         }
       }
@@ -287,9 +289,10 @@ public final class QueryWorkerCommand implements Callable<Integer> {
   /** The first {@code spec.seconds} of queries of a restarted JVM, from the Directory's open. */
   private static void restartOpen(Results r, Spec spec, Path index, QueryMix mix) throws Exception {
     int t = spec.threads[0];
+    Window window = Window.start();
     try (Directory d = StrategyRegistry.openDirectory(spec.directory, index, spec.cache());
         DirectoryReader reader = DirectoryReader.open(d)) {
-      measure(r, spec, d, new IndexSearcher(reader), mix, t, spec.firstQuery);
+      measure(r, spec, d, new IndexSearcher(reader), mix, t, spec.firstQuery, window);
       Results.QueryCell c = r.queryCells.get(r.queryCells.size() - 1);
       c.regime = spec.dropBeforeOpen ? "restart dropped" : "restart kept";
       HotSetStats h = d instanceof AdaptiveDirectory a ? a.hotSetStats()
@@ -315,20 +318,46 @@ public final class QueryWorkerCommand implements Callable<Integer> {
   }
 
   /** Measures one thread count; returns the next query to start from. */
+  /**
+   * Where a measured window starts: its time and the process's I/O counters. A cold or restarted
+   * cell starts its window before the Directory opens, so that the open's reads and time count.
+   */
+  private record Window(long startNanos, ProcStats before) {
+    static Window start() {
+      return new Window(System.nanoTime(), ProcStats.now());
+    }
+
+    double elapsedSeconds() {
+      return (System.nanoTime() - startNanos) / 1e9;
+    }
+  }
+
   private static int measure(Results r, Spec spec, Directory dir, IndexSearcher searcher, QueryMix mix, int threads,
       int first) throws Exception {
+    return measure(r, spec, dir, searcher, mix, threads, first, null);
+  }
+
+  /**
+   * Measures {@code spec.seconds} of queries, or, given a window that started before the open,
+   * {@code spec.seconds} from its start: the queries run for what is left of it (at least a tenth
+   * of it), and the QPS is their number over the whole window.
+   */
+  private static int measure(Results r, Spec spec, Directory dir, IndexSearcher searcher, QueryMix mix, int threads,
+      int first, Window window) throws Exception {
     Results.QueryCell c = new Results.QueryCell(spec.regime, spec.directory, threads, 1);
     CacheUse.Probe probe = CacheUse.probe(CachedDirectories.cacheOf(dir));
-    ProcStats before = ProcStats.now();
+    ProcStats before = window != null ? window.before() : ProcStats.now();
     long readsBefore = spec.regime.equals("throttled") ? IoThrottle.ownReadOps(Path.of(spec.index)) : -1;
+    double left = window == null ? spec.seconds : Math.max(spec.seconds / 10, spec.seconds - window.elapsedSeconds());
     QueryRun.Result res =
-        QueryRun.run(searcher, mix, spec.reference, threads, first, (long) (spec.seconds * 1000), spec.directory);
+        QueryRun.run(searcher, mix, spec.reference, threads, first, (long) (left * 1000), spec.directory);
+    double qps = window == null ? res.qps() : res.queries() / window.elapsedSeconds();
     ProcStats d = ProcStats.now().minus(before);
     if (readsBefore >= 0) {
       long readsAfter = IoThrottle.ownReadOps(Path.of(spec.index));
       c.deviceReads = readsAfter >= 0 ? readsAfter - readsBefore : -1;
     }
-    c.qps[0] = res.qps();
+    c.qps[0] = qps;
     c.p50Micros[0] = res.p50Micros();
     c.p99Micros[0] = res.p99Micros();
     c.queries = res.queries();
@@ -342,7 +371,7 @@ public final class QueryWorkerCommand implements Callable<Integer> {
     }
     c.memory = underLimit(spec.regime) ? MemoryCheck.ownNow() : null;
     r.queryCells.add(c);
-    System.out.printf("lucene %s %s x%d: %.1f QPS%n", spec.regime, spec.directory, threads, res.qps());
+    System.out.printf("lucene %s %s x%d: %.1f QPS%n", spec.regime, spec.directory, threads, qps);
     return first + (int) res.queries();
   }
 }
