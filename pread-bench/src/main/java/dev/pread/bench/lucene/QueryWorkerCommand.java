@@ -19,6 +19,7 @@ import dev.pread.bench.report.Results;
 import dev.pread.store.AdaptiveDirectory;
 import dev.pread.store.CachedPreadDirectory;
 import dev.pread.store.HotSetStats;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import org.apache.lucene.index.DirectoryReader;
@@ -141,6 +142,10 @@ public final class QueryWorkerCommand implements Callable<Integer> {
         compileMerge(d, spec);
       }
     }
+    // The compile phase's Directory recorded its hot set as it closed (AdaptiveDirectory,
+    // CachedPreadDirectory), and the measured one would load it as it opens: a cold cell would
+    // measure a restart. Each regime measures a Directory without a record, but restart's.
+    Files.deleteIfExists(index.resolve(LuceneBench.HOT_SET_FILE));
     Results r = new Results();
     r.lucene = new Results.Lucene();
     int first = spec.firstQuery;
@@ -175,6 +180,7 @@ public final class QueryWorkerCommand implements Callable<Integer> {
       case "cold" -> {
         for (int t : spec.threads) {
           LuceneBench.evict(index);
+          Files.deleteIfExists(index.resolve(LuceneBench.HOT_SET_FILE)); // the last thread count's Directory's
           // The window starts before the open: what a Directory reads while it opens is cold-start time.
           Window window = Window.start();
           try (Directory d = StrategyRegistry.openDirectory(name, index, spec.cache()); DirectoryReader reader = DirectoryReader.open(d)) {
