@@ -15,6 +15,7 @@ import dev.pread.bench.report.DisturbedResult;
 import dev.pread.bench.report.Format;
 import dev.pread.bench.report.Headline;
 import dev.pread.bench.report.Results;
+import dev.pread.store.AdaptiveDirectory;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -216,7 +217,7 @@ public final class LuceneBench {
           for (int k = 0; k < dirs.size(); k++) {
             String name = dirs.get((k + round) % dirs.size());
             // Regimes other than restart measure a Directory without a hot-set record of an earlier worker.
-            Files.deleteIfExists(index.resolve(HOT_SET_FILE));
+            deleteHotSet(index);
             QueryWorkerCommand.Spec spec = new QueryWorkerCommand.Spec();
             spec.index = index.toAbsolutePath().toString();
             spec.regime = regime;
@@ -452,7 +453,7 @@ public final class LuceneBench {
     List<String> reused = new ArrayList<>();
     for (String name : dirs) {
       for (int t : threads) {
-        Files.deleteIfExists(index.resolve(HOT_SET_FILE));
+        deleteHotSet(index);
         String[] phases = {"restart-serve", "restart-open", "restart-open"};
         int firstPhase = 0;
         Results.QueryCell warm = recordsHotSet(name) ? null : r.queryCell("warm", name, t);
@@ -499,7 +500,7 @@ public final class LuceneBench {
         }
       }
     }
-    Files.deleteIfExists(index.resolve(HOT_SET_FILE));
+    deleteHotSet(index);
     r.regimes.put("lucene restart", String.format(Locale.ROOT, "a JVM that served the index stops and a new one"
         + " opens it, without a memory limit. Per Directory and thread count: a worker reads every index file,"
         + " compiles, measures %.1f s of warm queries and closes its Directory (AdaptiveDirectory and"
@@ -532,8 +533,14 @@ public final class LuceneBench {
     return out;
   }
 
-  /** The hot-set record's file name in an index folder (see AdaptiveDirectory). */
-  static final String HOT_SET_FILE = "pread-hotset";
+  /**
+   * Deletes the hot-set record in the index folder, which AdaptiveDirectory and
+   * CachedPreadDirectory write as they close and load as they open, so that the next open measures
+   * a Directory without one.
+   */
+  static void deleteHotSet(Path index) throws IOException {
+    Files.deleteIfExists(index.resolve(AdaptiveDirectory.HOT_SET_FILE));
+  }
 
   /** How dir-cached's slack is measured, in words. */
   private static String slackMethod(Options o) {

@@ -19,7 +19,6 @@ import dev.pread.bench.report.Results;
 import dev.pread.store.AdaptiveDirectory;
 import dev.pread.store.CachedPreadDirectory;
 import dev.pread.store.HotSetStats;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import org.apache.lucene.index.DirectoryReader;
@@ -145,7 +144,7 @@ public final class QueryWorkerCommand implements Callable<Integer> {
     // The compile phase's Directory recorded its hot set as it closed (AdaptiveDirectory,
     // CachedPreadDirectory), and the measured one would load it as it opens: a cold cell would
     // measure a restart. Each regime measures a Directory without a record, but restart's.
-    Files.deleteIfExists(index.resolve(LuceneBench.HOT_SET_FILE));
+    LuceneBench.deleteHotSet(index);
     Results r = new Results();
     r.lucene = new Results.Lucene();
     int first = spec.firstQuery;
@@ -180,7 +179,7 @@ public final class QueryWorkerCommand implements Callable<Integer> {
       case "cold" -> {
         for (int t : spec.threads) {
           LuceneBench.evict(index);
-          Files.deleteIfExists(index.resolve(LuceneBench.HOT_SET_FILE)); // the last thread count's Directory's
+          LuceneBench.deleteHotSet(index); // the last thread count's Directory's
           // The window starts before the open: what a Directory reads while it opens is cold-start time.
           Window window = Window.start();
           try (Directory d = StrategyRegistry.openDirectory(name, index, spec.cache()); DirectoryReader reader = DirectoryReader.open(d)) {
@@ -323,7 +322,6 @@ public final class QueryWorkerCommand implements Callable<Integer> {
     return spec.directory.equals(DIR_CACHED) && !(spec.cacheShare > 0);
   }
 
-  /** Measures one thread count; returns the next query to start from. */
   /**
    * Where a measured window starts: its time and the process's I/O counters. A cold or restarted
    * cell starts its window before the Directory opens, so that the open's reads and time count.
@@ -338,6 +336,7 @@ public final class QueryWorkerCommand implements Callable<Integer> {
     }
   }
 
+  /** Measures one thread count; returns the next query to start from. */
   private static int measure(Results r, Spec spec, Directory dir, IndexSearcher searcher, QueryMix mix, int threads,
       int first) throws Exception {
     return measure(r, spec, dir, searcher, mix, threads, first, null);
