@@ -611,6 +611,7 @@ final class BenchCommand implements Callable<Integer> {
     o.mixSize = mixSize != null ? mixSize : full ? 10_000 : 1000;
     o.warmSeconds = querySeconds != null ? querySeconds : full ? 10 : 2;
     o.warmRounds = full ? 3 : 1;
+    o.pressureRounds = full ? 3 : 1;
     o.coldSeconds = coldSeconds != null ? coldSeconds : full ? 30 : 3;
     o.pressureSeconds = o.warmSeconds;
     o.pressureWarmupCapSeconds = full ? 30 : 4;

@@ -45,6 +45,12 @@ public final class LuceneBench {
     public int mixSize;
     public double warmSeconds;
     public int warmRounds;
+    /**
+     * Rounds of the pressure regime: a worker per Directory and round, Directories rotated, the
+     * headline a median of per-round ratios. One window under a limit moves by a tenth or more
+     * between workers (the device, the kernel's reclaim), more than the goals' margins.
+     */
+    public int pressureRounds = 1;
     public double coldSeconds;
     public double pressureSeconds;
     public double pressureWarmupCapSeconds;
@@ -124,7 +130,7 @@ public final class LuceneBench {
   public static long steps(Options o) {
     long perRegime = (long) o.directories.size() * o.threads.length;
     long perOperatorRegime = (long) o.directoriesOf("merge").size() * o.threadsOf("merge").length;
-    return 2 + (o.neighbour ? 1 : 0) + (o.warm ? perRegime * o.warmRounds : 0) + (o.cold ? perRegime : 0) + (o.pressure ? perRegime : 0)
+    return 2 + (o.neighbour ? 1 : 0) + (o.warm ? perRegime * o.warmRounds : 0) + (o.cold ? perRegime : 0) + (o.pressure ? perRegime * o.pressureRounds : 0)
         + (o.changing ? perRegime : 0)
         + perOperatorRegime * ((o.throttled ? 1 : 0) + (o.merge ? 1 : 0) + (o.neighbour ? 1 : 0))
         + (o.restart ? 3L * (o.restartDirectories != null ? o.restartDirectories : o.directories).size()
@@ -203,7 +209,11 @@ public final class LuceneBench {
     long maxCache = 0;
     String where = "";
     for (String regime : regimes) {
-      int rounds = regime.equals("warm") ? o.warmRounds : 1;
+      int rounds = switch (regime) {
+        case "warm" -> o.warmRounds;
+        case "pressure" -> o.pressureRounds;
+        default -> 1;
+      };
       boolean limited = !regime.equals("warm") && !regime.equals("cold");
 
       List<String> dirs = o.directoriesOf(regime);
@@ -376,13 +386,13 @@ public final class LuceneBench {
           + " count inside the budget) plus the budget, so that every Directory gets the budget beside its"
           + " steady-state memory rather than beside what it held after compiling (a Directory that took another read"
           + " path under the limit compiled it in the warm-up), runs another quarter of the warm-up, and measures"
-          + " %.1f s per thread count. Held besides page cache: %s in"
+          + " %.1f s per thread count; %d round(s), Directories rotated. Held besides page cache: %s in"
           + " the last worker; the groups hit their limits %d times; page cache charged at the end of the cells:"
           + " %s to %s."
           + " dir-adaptive gets no size from the bench: it sizes itself from the cgroup."
           + " dir-cached reads with O_DIRECT into a block cache inside the same limit: %s. %s",
           o.pressureHeap, where, o.jitWarmupSeconds, Format.size(indexBytes), Format.size(budget),
-          o.pressureWarmupCapSeconds, o.pressureSeconds, Format.size(r.lucene.pressureOtherBytes), hits,
+          o.pressureWarmupCapSeconds, o.pressureSeconds, o.pressureRounds, Format.size(r.lucene.pressureOtherBytes), hits,
           minCache == Long.MAX_VALUE ? "?" : Format.size(minCache), minCache == Long.MAX_VALUE ? "?" : Format.size(maxCache),
           r.lucene.cachedSizing == null ? "did not run" : r.lucene.cachedSizing, slackMethod(o)));
     }

@@ -153,8 +153,9 @@ public final class Report {
       int rounds = mine.get(0).qps.length;
       sb.append(String.format(Locale.ROOT, "#### %s (QPS%s; latency in ms)%n%n", regime,
           rounds > 1 ? ", median of " + rounds + " rounds" : ""));
+      String summed = rounds > 1 ? ", all rounds" : ""; // counts add up over the rounds' workers
       sb.append("| directory | threads | QPS | vs dir-mmap | vs dir-mmap-random | vs dir-pread | p50 | p99 | major faults"
-          + " | MB read from storage |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+          + summed + " | MB read from storage" + summed + " |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
       for (Results.QueryCell c : mine) {
         if (c.failure != null) {
           sb.append(String.format(Locale.ROOT, "| %s | %d | FAILED: %s | | | | | | | |%n", c.directory, c.threads,

@@ -19,6 +19,24 @@ import org.junit.rules.TemporaryFolder;
 public class LuceneLogicTest {
   @Rule public TemporaryFolder tmp = new TemporaryFolder();
 
+  /** The progress bar's total counts a worker per Directory, thread count and round of each regime. */
+  @Test
+  public void stepsCountEveryRoundOfTheWarmAndPressureRegimes() {
+    LuceneBench.Options o = new LuceneBench.Options();
+    o.directories = java.util.List.of("dir-adaptive", "dir-mmap", "dir-pread");
+    o.threads = new int[] {1, 2};
+    o.warmRounds = 1;
+    o.pressure = true;
+    long oneRound = LuceneBench.steps(o);
+    o.pressureRounds = 3;
+    assertEquals(oneRound + 2L * 3 * 2, LuceneBench.steps(o));
+    o.pressure = false;
+    assertEquals(oneRound - 3 * 2, LuceneBench.steps(o));
+    o.warm = true;
+    o.warmRounds = 3;
+    assertEquals(oneRound - 3 * 2 + 3L * 2 * 3, LuceneBench.steps(o));
+  }
+
   @Test
   public void vectorsAreDeterministicAndTheirDotProductsExactInAnyOrder() {
     float[] a = BenchIndex.vectorOf("public static void main(String[] args)");

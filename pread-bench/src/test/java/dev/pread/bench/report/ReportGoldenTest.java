@@ -50,6 +50,37 @@ public class ReportGoldenTest {
     check("results-changing.json", "report-changing.md");
   }
 
+  /**
+   * A regime measured in several rounds (a worker each) shows the median QPS and says that its
+   * fault and byte counts add up over the rounds; a regime of one round says neither.
+   */
+  @Test
+  public void aRegimeOfSeveralRoundsSaysItsCountsAddUp() throws IOException {
+    Results r = parse(resource("results.json"));
+    int changed = 0;
+    for (Results.QueryCell c : r.queryCells) {
+      if (c.regime.equals("pressure")) {
+        c.qps = new double[] {c.qps[0], 3 * c.qps[0], 2 * c.qps[0]};
+        c.p50Micros = new double[] {c.p50Micros[0], c.p50Micros[0], c.p50Micros[0]};
+        c.p99Micros = new double[] {c.p99Micros[0], c.p99Micros[0], c.p99Micros[0]};
+        changed++;
+      }
+    }
+    assertEquals("the default run has pressure cells", true, changed > 0);
+    String md = Report.markdown(r);
+    String pressure = md.substring(md.indexOf("#### pressure"));
+    pressure = pressure.substring(0, pressure.indexOf("\n\n", pressure.indexOf("|---")));
+    assertEquals(pressure, true, pressure.startsWith("#### pressure (QPS, median of 3 rounds; latency in ms)"));
+    assertEquals(pressure, true, pressure.contains("| major faults, all rounds | MB read from storage, all rounds |"));
+    Results.QueryCell first = r.queryCells.stream().filter(c -> c.regime.equals("pressure")).findFirst().orElseThrow();
+    assertEquals(pressure, true, pressure.contains(String.format(java.util.Locale.ROOT, "| %s | %d | %.1f |",
+        first.directory, first.threads, 2 * first.qps[0])));
+    String warm = md.substring(md.indexOf("#### warm"));
+    warm = warm.substring(0, warm.indexOf("\n\n", warm.indexOf("|---")));
+    assertEquals(warm, false, warm.contains("all rounds"));
+    assertEquals(warm, false, warm.contains("median of"));
+  }
+
   private static void check(String results, String report) throws IOException {
     String actual = Report.markdown(parse(resource(results)));
     String expected = resource(report);
