@@ -27,6 +27,11 @@ import org.apache.lucene.util.BitUtil;
  * reads and reads on the mapping do not use it. A copy never extends into a block no read asked
  * for, so it adds no device reads.
  *
+ * <p>While every adaptive input of the JVM reads mappings ({@link CompiledPath}), a read checks
+ * that constant and its file's path and reads the mapping, and every other path is behind a call:
+ * the code the JIT compiles into Lucene's loops then holds the mapping's reads only, whatever paths
+ * those loops took before.
+ *
  * <p>Implements {@link MemorySegmentAccessInput}: while reading mappings, {@link
  * #segmentSliceOrNull} hands out slices of the mapping, so Lucene's vector scorers and postings
  * decoders read them without a copy; while reading the cache it returns null and they copy.
@@ -421,58 +426,70 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
   @Override
   public void readLongs(long[] dst, int off, int count) throws IOException {
     long p = pos;
-    if (mapped()) {
-      try {
-        MemorySegment.copy(segment, LONG, p, dst, off, count);
-      } catch (IndexOutOfBoundsException e) {
-        throw pastEof(p, (long) count * Long.BYTES);
-      } catch (IllegalStateException e) {
-        throw alreadyClosed(e);
-      } catch (InternalError e) {
-        throw truncated(e);
-      }
+    if (CompiledPath.get() == AdaptiveFile.MAPPED && file.readPath == AdaptiveFile.MAPPED || mapped()) {
+      mappedLongs(p, dst, off, count);
     } else {
       readOther(K_LONGS, p, dst, off, count);
     }
     pos = p + (long) count * Long.BYTES;
   }
 
+  private void mappedLongs(long p, long[] dst, int off, int count) throws IOException {
+    try {
+      MemorySegment.copy(segment, LONG, p, dst, off, count);
+    } catch (IndexOutOfBoundsException e) {
+      throw pastEof(p, (long) count * Long.BYTES);
+    } catch (IllegalStateException e) {
+      throw alreadyClosed(e);
+    } catch (InternalError e) {
+      throw truncated(e);
+    }
+  }
+
   @Override
   public void readInts(int[] dst, int off, int count) throws IOException {
     long p = pos;
-    if (mapped()) {
-      try {
-        MemorySegment.copy(segment, INT, p, dst, off, count);
-      } catch (IndexOutOfBoundsException e) {
-        throw pastEof(p, (long) count * Integer.BYTES);
-      } catch (IllegalStateException e) {
-        throw alreadyClosed(e);
-      } catch (InternalError e) {
-        throw truncated(e);
-      }
+    if (CompiledPath.get() == AdaptiveFile.MAPPED && file.readPath == AdaptiveFile.MAPPED || mapped()) {
+      mappedInts(p, dst, off, count);
     } else {
       readOther(K_INTS, p, dst, off, count);
     }
     pos = p + (long) count * Integer.BYTES;
   }
 
+  private void mappedInts(long p, int[] dst, int off, int count) throws IOException {
+    try {
+      MemorySegment.copy(segment, INT, p, dst, off, count);
+    } catch (IndexOutOfBoundsException e) {
+      throw pastEof(p, (long) count * Integer.BYTES);
+    } catch (IllegalStateException e) {
+      throw alreadyClosed(e);
+    } catch (InternalError e) {
+      throw truncated(e);
+    }
+  }
+
   @Override
   public void readFloats(float[] dst, int off, int count) throws IOException {
     long p = pos;
-    if (mapped()) {
-      try {
-        MemorySegment.copy(segment, FLOAT, p, dst, off, count);
-      } catch (IndexOutOfBoundsException e) {
-        throw pastEof(p, (long) count * Float.BYTES);
-      } catch (IllegalStateException e) {
-        throw alreadyClosed(e);
-      } catch (InternalError e) {
-        throw truncated(e);
-      }
+    if (CompiledPath.get() == AdaptiveFile.MAPPED && file.readPath == AdaptiveFile.MAPPED || mapped()) {
+      mappedFloats(p, dst, off, count);
     } else {
       readOther(K_FLOATS, p, dst, off, count);
     }
     pos = p + (long) count * Float.BYTES;
+  }
+
+  private void mappedFloats(long p, float[] dst, int off, int count) throws IOException {
+    try {
+      MemorySegment.copy(segment, FLOAT, p, dst, off, count);
+    } catch (IndexOutOfBoundsException e) {
+      throw pastEof(p, (long) count * Float.BYTES);
+    } catch (IllegalStateException e) {
+      throw alreadyClosed(e);
+    } catch (InternalError e) {
+      throw truncated(e);
+    }
   }
 
   // ---- positional reads (RandomAccessInput): the file pointer does not move
@@ -503,19 +520,31 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
   }
 
   private void readBytesAt(long p, byte[] b, int off, int len, boolean sequential) throws IOException {
-    if (mapped()) {
-      try {
-        MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, p, b, off, len);
-      } catch (IndexOutOfBoundsException e) {
-        if (p >= 0 && len >= 0 && (off | (b.length - off - len)) < 0) {
-          throw e; // the array's bounds, not the file's
-        }
-        throw pastEof(p, len);
-      } catch (IllegalStateException e) {
-        throw alreadyClosed(e);
-      } catch (InternalError e) {
-        throw truncated(e);
+    if (CompiledPath.get() == AdaptiveFile.MAPPED && file.readPath == AdaptiveFile.MAPPED) {
+      mappedBytes(p, b, off, len);
+    } else {
+      readBytesAnyPath(p, b, off, len, sequential);
+    }
+  }
+
+  private void mappedBytes(long p, byte[] b, int off, int len) throws IOException {
+    try {
+      MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, p, b, off, len);
+    } catch (IndexOutOfBoundsException e) {
+      if (p >= 0 && len >= 0 && (off | (b.length - off - len)) < 0) {
+        throw e; // the array's bounds, not the file's
       }
+      throw pastEof(p, len);
+    } catch (IllegalStateException e) {
+      throw alreadyClosed(e);
+    } catch (InternalError e) {
+      throw truncated(e);
+    }
+  }
+
+  private void readBytesAnyPath(long p, byte[] b, int off, int len, boolean sequential) throws IOException {
+    if (mapped()) {
+      mappedBytes(p, b, off, len);
     } else {
       if (sequential && buffered(p, b, off, len)) {
         return;
@@ -532,16 +561,27 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
   }
 
   private byte readByteAt(long p, boolean sequential) throws IOException {
+    if (CompiledPath.get() == AdaptiveFile.MAPPED && file.readPath == AdaptiveFile.MAPPED) {
+      return mappedByte(p);
+    }
+    return readByteAnyPath(p, sequential);
+  }
+
+  private byte mappedByte(long p) throws IOException {
+    try {
+      return segment.get(ValueLayout.JAVA_BYTE, p);
+    } catch (IndexOutOfBoundsException e) {
+      throw pastEof(p, 1);
+    } catch (IllegalStateException e) {
+      throw alreadyClosed(e);
+    } catch (InternalError e) {
+      throw truncated(e);
+    }
+  }
+
+  private byte readByteAnyPath(long p, boolean sequential) throws IOException {
     if (mapped()) {
-      try {
-        return segment.get(ValueLayout.JAVA_BYTE, p);
-      } catch (IndexOutOfBoundsException e) {
-        throw pastEof(p, 1);
-      } catch (IllegalStateException e) {
-        throw alreadyClosed(e);
-      } catch (InternalError e) {
-        throw truncated(e);
-      }
+      return mappedByte(p);
     }
     int i;
     if (sequential && (i = bufferAt(p, 1)) >= 0) {
@@ -559,16 +599,27 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
   }
 
   private short readShortAt(long p, boolean sequential) throws IOException {
+    if (CompiledPath.get() == AdaptiveFile.MAPPED && file.readPath == AdaptiveFile.MAPPED) {
+      return mappedShort(p);
+    }
+    return readShortAnyPath(p, sequential);
+  }
+
+  private short mappedShort(long p) throws IOException {
+    try {
+      return segment.get(SHORT, p);
+    } catch (IndexOutOfBoundsException e) {
+      throw pastEof(p, Short.BYTES);
+    } catch (IllegalStateException e) {
+      throw alreadyClosed(e);
+    } catch (InternalError e) {
+      throw truncated(e);
+    }
+  }
+
+  private short readShortAnyPath(long p, boolean sequential) throws IOException {
     if (mapped()) {
-      try {
-        return segment.get(SHORT, p);
-      } catch (IndexOutOfBoundsException e) {
-        throw pastEof(p, Short.BYTES);
-      } catch (IllegalStateException e) {
-        throw alreadyClosed(e);
-      } catch (InternalError e) {
-        throw truncated(e);
-      }
+      return mappedShort(p);
     }
     int i;
     if (sequential && (i = bufferAt(p, Short.BYTES)) >= 0) {
@@ -586,16 +637,27 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
   }
 
   private int readIntAt(long p, boolean sequential) throws IOException {
+    if (CompiledPath.get() == AdaptiveFile.MAPPED && file.readPath == AdaptiveFile.MAPPED) {
+      return mappedInt(p);
+    }
+    return readIntAnyPath(p, sequential);
+  }
+
+  private int mappedInt(long p) throws IOException {
+    try {
+      return segment.get(INT, p);
+    } catch (IndexOutOfBoundsException e) {
+      throw pastEof(p, Integer.BYTES);
+    } catch (IllegalStateException e) {
+      throw alreadyClosed(e);
+    } catch (InternalError e) {
+      throw truncated(e);
+    }
+  }
+
+  private int readIntAnyPath(long p, boolean sequential) throws IOException {
     if (mapped()) {
-      try {
-        return segment.get(INT, p);
-      } catch (IndexOutOfBoundsException e) {
-        throw pastEof(p, Integer.BYTES);
-      } catch (IllegalStateException e) {
-        throw alreadyClosed(e);
-      } catch (InternalError e) {
-        throw truncated(e);
-      }
+      return mappedInt(p);
     }
     int i;
     if (sequential && (i = bufferAt(p, Integer.BYTES)) >= 0) {
@@ -613,16 +675,27 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
   }
 
   private long readLongAt(long p, boolean sequential) throws IOException {
+    if (CompiledPath.get() == AdaptiveFile.MAPPED && file.readPath == AdaptiveFile.MAPPED) {
+      return mappedLong(p);
+    }
+    return readLongAnyPath(p, sequential);
+  }
+
+  private long mappedLong(long p) throws IOException {
+    try {
+      return segment.get(LONG, p);
+    } catch (IndexOutOfBoundsException e) {
+      throw pastEof(p, Long.BYTES);
+    } catch (IllegalStateException e) {
+      throw alreadyClosed(e);
+    } catch (InternalError e) {
+      throw truncated(e);
+    }
+  }
+
+  private long readLongAnyPath(long p, boolean sequential) throws IOException {
     if (mapped()) {
-      try {
-        return segment.get(LONG, p);
-      } catch (IndexOutOfBoundsException e) {
-        throw pastEof(p, Long.BYTES);
-      } catch (IllegalStateException e) {
-        throw alreadyClosed(e);
-      } catch (InternalError e) {
-        throw truncated(e);
-      }
+      return mappedLong(p);
     }
     int i;
     if (sequential && (i = bufferAt(p, Long.BYTES)) >= 0) {

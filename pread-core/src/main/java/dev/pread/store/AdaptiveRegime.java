@@ -198,10 +198,17 @@ final class AdaptiveRegime {
   void acquire() {
     lock.lock();
     try {
-      users++;
+      if (users++ == 0) {
+        CompiledPath.follow(this, compiledPath(path));
+      }
     } finally {
       lock.unlock();
     }
+  }
+
+  /** What {@link CompiledPath} is told of this regime on {@code path}: a regime that switches at every read is mixed. */
+  private int compiledPath(int path) {
+    return mode == Mode.ALTERNATE ? CompiledPath.MIXED : path;
   }
 
   /** A directory stops using this regime; the last one closes the cache. */
@@ -216,6 +223,7 @@ final class AdaptiveRegime {
         randomAdvice = path != AdaptiveFile.MAPPED;
         lastBudget = Long.MAX_VALUE;
         nextCheck = System.nanoTime(); // the next directory looks at once
+        CompiledPath.forget(this);
       }
     } finally {
       lock.unlock();
@@ -526,6 +534,9 @@ final class AdaptiveRegime {
     path = next;
     for (AdaptiveFile f : files) {
       f.follow(next);
+    }
+    if (users > 0) {
+      CompiledPath.follow(this, compiledPath(next)); // after the files: a read that sees it finds its file there
     }
     if (random != randomAdvice) {
       randomAdvice = random;

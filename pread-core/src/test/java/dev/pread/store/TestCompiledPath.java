@@ -1,0 +1,171 @@
+package dev.pread.store;
+
+import dev.pread.cache.FakeProc;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Random;
+import org.apache.lucene.store.FSLockFactory;
+import org.apache.lucene.store.IOContext;
+import org.apache.lucene.store.IndexInput;
+import org.apache.lucene.store.RandomAccessInput;
+import org.apache.lucene.tests.util.LuceneTestCase;
+
+/**
+ * {@link CompiledPath}: the constant follows the paths of the regimes in use, and reads give the
+ * file's bytes through the right path whatever the constant says (it lags behind a switch).
+ */
+public class TestCompiledPath extends LuceneTestCase {
+  private static final long MIB = 1L << 20;
+
+  public void testTheConstantFollowsTheRegimesInUse() throws IOException {
+    assumeTrue("needs native access", dev.pread.nativeio.NativeAccess.isAvailable());
+    assertEquals("no adaptive directory open", AdaptiveFile.MAPPED, CompiledPath.value());
+    FakeProc fake = new FakeProc(createTempDir("proc")).meminfo(24L << 30, 20L << 30);
+    long limit = 1024 * MIB;
+    Path group = fake.cgroupV2("/c", Long.toString(limit), 100 * MIB, 0, 0);
+    AdaptiveRegime regime = new AdaptiveRegime(AdaptiveRegime.Mode.AUTO, fake.memory(), 4 * MIB);
+    Path dir = createTempDir("index");
+    Files.write(dir.resolve("f"), new byte[3 << 20]);
+    long changes = CompiledPath.changes();
+    try (AdaptiveDirectory d = new AdaptiveDirectory(dir, FSLockFactory.getDefault(), regime);
+        IndexInput in = d.openInput("f", IOContext.DEFAULT)) {
+      regime.check();
+      assertFalse(d.isReadingCache());
+      assertEquals(AdaptiveFile.MAPPED, CompiledPath.value());
+      assertEquals("nothing changed yet", changes, CompiledPath.changes());
+
+      // 3 MiB open and less than 3.33 MiB left for files: the cache, and the constant with it
+      long slack = AdaptiveRegime.slackBytes(limit);
+      setCurrent(fake, group, limit - slack - (long) (3 * MIB / AdaptiveRegime.FIT_SHARE) + MIB);
+      regime.check();
+      assertTrue(d.isReadingCache());
+      assertEquals(AdaptiveFile.CACHE, CompiledPath.value());
+      assertEquals(changes + 1, CompiledPath.changes());
+
+      // A second regime in use on another path: mixed, until its directory closes.
+      try (AdaptiveDirectory other = new AdaptiveDirectory(createTempDir("other"), FSLockFactory.getDefault(),
+          AdaptiveDirectory.regime(AdaptiveRegime.Mode.MAPPED, MIB))) {
+        assertEquals(CompiledPath.MIXED, CompiledPath.value());
+      }
+      assertEquals(AdaptiveFile.CACHE, CompiledPath.value());
+      // A regime that switches at every read is mixed whatever its path.
+      try (AdaptiveDirectory alternating = new AdaptiveDirectory(createTempDir("alt"), FSLockFactory.getDefault(),
+          AdaptiveDirectory.regime(AdaptiveRegime.Mode.ALTERNATE, MIB))) {
+        assertEquals(CompiledPath.MIXED, CompiledPath.value());
+      }
+
+      // Memory comes back: mappings, and the constant with them.
+      setCurrent(fake, group, 100 * MIB);
+      regime.check();
+      assertFalse(d.isReadingCache());
+      assertEquals(AdaptiveFile.MAPPED, CompiledPath.value());
+      in.seek(0);
+      in.readLong();
+    }
+    assertEquals("the last directory closed", AdaptiveFile.MAPPED, CompiledPath.value());
+  }
+
+  /** The constant says mappings while the files read the block cache: reads go to the cache. */
+  public void testAStaleMappedConstantReadsTheCache() throws IOException {
+    assumeTrue("needs native access", dev.pread.nativeio.NativeAccess.isAvailable());
+    byte[] content = content(300_000);
+    Path dir = createTempDir("index");
+    Files.write(dir.resolve("f"), content);
+    AdaptiveRegime regime = AdaptiveDirectory.regime(AdaptiveRegime.Mode.CACHED, 1 << 20);
+    try (AdaptiveDirectory d = new AdaptiveDirectory(dir, FSLockFactory.getDefault(), regime);
+        IndexInput in = d.openInput("f", IOContext.DEFAULT)) {
+      assertTrue(d.isReadingCache());
+      assertEquals(AdaptiveFile.CACHE, CompiledPath.value());
+      CompiledPath.forget(regime); // as if the reader had not seen the switch to the cache
+      try {
+        assertEquals(AdaptiveFile.MAPPED, CompiledPath.value());
+        long missesBefore = d.cacheStats().misses();
+        assertReadsEveryWay(in, content);
+        assertTrue("the reads went through the cache", d.cacheStats().misses() > missesBefore);
+      } finally {
+        CompiledPath.follow(regime, AdaptiveFile.CACHE);
+      }
+    }
+  }
+
+  /** The constant says the cache while the files read their mappings: no cache is made for them. */
+  public void testAStaleCacheConstantReadsTheMapping() throws IOException {
+    assumeTrue("needs native access", dev.pread.nativeio.NativeAccess.isAvailable());
+    byte[] content = content(300_000);
+    Path dir = createTempDir("index");
+    Files.write(dir.resolve("f"), content);
+    AdaptiveRegime regime = AdaptiveDirectory.regime(AdaptiveRegime.Mode.MAPPED, 1 << 20);
+    try (AdaptiveDirectory d = new AdaptiveDirectory(dir, FSLockFactory.getDefault(), regime);
+        IndexInput in = d.openInput("f", IOContext.DEFAULT)) {
+      CompiledPath.follow(regime, AdaptiveFile.CACHE);
+      try {
+        assertEquals(AdaptiveFile.CACHE, CompiledPath.value());
+        assertReadsEveryWay(in, content);
+        assertNull("no block cache was made", regime.existingCache());
+      } finally {
+        CompiledPath.follow(regime, AdaptiveFile.MAPPED);
+      }
+    }
+  }
+
+  private static byte[] content(int n) {
+    byte[] content = new byte[n];
+    new Random(random().nextLong()).nextBytes(content);
+    return content;
+  }
+
+  /** Every kind of read, sequential and positional, at random positions of a clone of {@code in}. */
+  private static void assertReadsEveryWay(IndexInput in, byte[] content) throws IOException {
+    ByteBuffer le = ByteBuffer.wrap(content).order(ByteOrder.LITTLE_ENDIAN);
+    Random r = new Random(random().nextLong());
+    IndexInput c = in.clone();
+    RandomAccessInput ra = (RandomAccessInput) in;
+    for (int i = 0; i < 200; i++) {
+      int p = r.nextInt(content.length - 64);
+      c.seek(p);
+      switch (r.nextInt(8)) {
+        case 0 -> assertEquals(content[p], c.readByte());
+        case 1 -> assertEquals(le.getShort(p), c.readShort());
+        case 2 -> assertEquals(le.getInt(p), c.readInt());
+        case 3 -> assertEquals(le.getLong(p), c.readLong());
+        case 4 -> {
+          byte[] b = new byte[1 + r.nextInt(48)];
+          c.readBytes(b, 0, b.length);
+          assertArrayEquals(java.util.Arrays.copyOfRange(content, p, p + b.length), b);
+        }
+        case 5 -> {
+          long[] v = new long[3];
+          c.readLongs(v, 0, 3);
+          for (int k = 0; k < 3; k++) {
+            assertEquals(le.getLong(p + 8 * k), v[k]);
+          }
+        }
+        case 6 -> {
+          int[] v = new int[3];
+          c.readInts(v, 0, 3);
+          for (int k = 0; k < 3; k++) {
+            assertEquals(le.getInt(p + 4 * k), v[k]);
+          }
+          float[] f = new float[2];
+          c.seek(p);
+          c.readFloats(f, 0, 2);
+          assertEquals(Float.floatToRawIntBits(le.getFloat(p)), Float.floatToRawIntBits(f[0]));
+        }
+        default -> {
+          assertEquals(content[p], ra.readByte(p));
+          assertEquals(le.getShort(p), ra.readShort(p));
+          assertEquals(le.getInt(p), ra.readInt(p));
+          assertEquals(le.getLong(p), ra.readLong(p));
+        }
+      }
+    }
+  }
+
+  private static void setCurrent(FakeProc fake, Path group, long bytes) {
+    fake.write(group.resolve("memory.current"), bytes + "\n");
+    fake.write(group.resolve("memory.stat"), "anon " + bytes + "\nactive_file 0\ninactive_file 0\n");
+  }
+}
