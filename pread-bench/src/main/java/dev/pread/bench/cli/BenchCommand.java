@@ -210,6 +210,9 @@ final class BenchCommand implements Callable<Integer> {
   @Option(names = "--query-seconds", description = "Measured seconds per warm and pressure query cell (default: 2; 10 with --full).")
   Double querySeconds;
 
+  @Option(names = "--jit-warmup-seconds", description = "Seconds of queries each worker runs at 1 thread before it measures, for the JIT (default: 2; 5 with --full).")
+  Double jitWarmupSeconds;
+
   @Option(names = "--cold-seconds", description = "Seconds of queries measured after dropping the cache (default: 3; 30 with --full).")
   Double coldSeconds;
 
@@ -615,7 +618,7 @@ final class BenchCommand implements Callable<Integer> {
     o.coldSeconds = coldSeconds != null ? coldSeconds : full ? 30 : 3;
     o.pressureSeconds = o.warmSeconds;
     o.pressureWarmupCapSeconds = full ? 30 : 4;
-    o.jitWarmupSeconds = full ? 5 : 2;
+    o.jitWarmupSeconds = jitWarmupSeconds != null ? jitWarmupSeconds : full ? 5 : 2;
     o.pressureHeap = pressureSetup.heap;
     o.pressureOverhead = 192L << 20;
     o.threads = new int[] {1, 2};

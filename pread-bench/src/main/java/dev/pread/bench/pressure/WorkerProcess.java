@@ -4,10 +4,12 @@ import com.google.gson.Gson;
 import dev.pread.bench.cli.Main;
 import dev.pread.bench.report.Results;
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
@@ -19,9 +21,27 @@ import java.util.function.Predicate;
  * (inside a memory cgroup when one is given, joined before exec), passes the lines it prints that {@code progress} accepts to {@code onLine}, and
  * returns the {@link Results} it wrote. A failed worker becomes an exception with the end of its
  * output; so does one whose cgroup's OOM killer struck, whatever its exit status.
+ *
+ * <p>With the environment variable {@value #LOG_VARIABLE} set to a file's path, every worker's
+ * whole output (its Directory's log lines included: an {@code AdaptiveDirectory}'s switches and
+ * sizes) is appended to that file, under a line naming the command.
  */
 public final class WorkerProcess {
+  /** The environment variable naming a file that collects every worker's output. */
+  public static final String LOG_VARIABLE = "PREAD_BENCH_WORKER_LOG";
+
   private WorkerProcess() {}
+
+  private static synchronized void appendToWorkerLog(String command, List<String> log) throws IOException {
+    String file = System.getenv(LOG_VARIABLE);
+    if (file == null || file.isBlank()) {
+      return;
+    }
+    List<String> lines = new ArrayList<>(log.size() + 1);
+    lines.add("=== " + command + " worker, ended " + java.time.Instant.now());
+    lines.addAll(log);
+    Files.write(Path.of(file), lines, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+  }
 
   /**
    * The command line of a JVM running {@code command} of this jar with {@code args}: this JVM's java
@@ -69,6 +89,7 @@ public final class WorkerProcess {
         }
       }
       int rc = p.waitFor();
+      appendToWorkerLog(command, log);
       long killed = cgroup != null ? cgroup.oomKills() : 0;
       if (rc != 0 || killed > 0) {
         throw new IllegalStateException(command + " worker failed (exit " + rc
