@@ -158,6 +158,46 @@ public final class Headline {
         where, Format.ratio(worst.ratio), worst.bestAlternative, worst.qps, worst.bestQps);
   }
 
+  /**
+   * A line on this run's noise: MMapDirectory over MMapDirectory with RANDOM advice in the warm
+   * regime, per thread count (median over rounds of per-round ratios). Warm, every page of the index
+   * is resident and both read it through the same mappings: the advice only changes readahead,
+   * which acts on misses. Their ratio is what two Directories that read alike score against each
+   * other in this run, each in a JVM of its own; a headline ratio as close to 1 is within the run's
+   * noise. Empty when either did not run warm.
+   */
+  static String spreadLine(List<Results.QueryCell> cells) {
+    List<String> ratios = new ArrayList<>();
+    List<String> threads = new ArrayList<>();
+    double farthest = 0;
+    for (int t : threadsOf(cells, "warm")) {
+      Results.QueryCell m = find(cells, "warm", DIR_MMAP, t);
+      Results.QueryCell r = find(cells, "warm", DIR_MMAP_RANDOM, t);
+      if (m == null || r == null || m.failure != null || r.failure != null) {
+        continue;
+      }
+      int rounds = Math.min(m.qps.length, r.qps.length);
+      double[] perRound = new double[rounds];
+      for (int round = 0; round < rounds; round++) {
+        perRound[round] = r.qps[round] > 0 ? m.qps[round] / r.qps[round] : Double.NaN;
+      }
+      double ratio = Stats.median(perRound);
+      if (!Double.isFinite(ratio)) {
+        continue;
+      }
+      ratios.add(Format.ratio(ratio));
+      threads.add(Integer.toString(t));
+      farthest = Math.max(farthest, Math.abs(1 - ratio));
+    }
+    if (ratios.isEmpty()) {
+      return "";
+    }
+    return String.format(Locale.ROOT, "Spread of this run: two Directories that read alike, dir-mmap over"
+        + " dir-mmap-random warm (every page resident, so the advice changes nothing), scored %s at %s thread%s;"
+        + " a ratio within %.2f of 1 is within this run's noise.", String.join(" / ", ratios),
+        String.join(" / ", threads), threads.size() == 1 && threads.get(0).equals("1") ? "" : "s", farthest);
+  }
+
   private static Cell find(List<Cell> cells, String dir, String column) {
     for (Cell c : cells) {
       if (c.directory.equals(dir) && column.equals(c.regime + "|" + c.threads)) {

@@ -128,6 +128,10 @@ public final class Report {
           + " regime and thread count (median over rounds of per-round ratios); above 1 is faster. changing: phase B"
           + " (the index no longer fits, after the settling). The worst cell of dir-adaptive is in bold.\n\n");
       sb.append(Headline.markdown(r.headline));
+      String spread = Headline.spreadLine(r.queryCells);
+      if (!spread.isEmpty()) {
+        sb.append(spread).append("\n\n");
+      }
     }
     return sb.toString();
   }

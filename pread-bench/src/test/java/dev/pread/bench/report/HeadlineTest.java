@@ -77,6 +77,24 @@ public class HeadlineTest {
   }
 
   @Test
+  public void theSpreadLineIsMMapOverMMapRandomWarmPerThreadCount() {
+    List<Results.QueryCell> cells = new ArrayList<>();
+    cells.add(cell("warm", "dir-mmap", 1, 100, 90, 80));
+    cells.add(cell("warm", "dir-mmap-random", 1, 100, 100, 100));
+    cells.add(cell("warm", "dir-mmap", 2, 200));
+    cells.add(cell("warm", "dir-mmap-random", 2, 160));
+    cells.add(cell("pressure", "dir-mmap", 1, 10)); // another regime: not a spread
+    cells.add(cell("pressure", "dir-mmap-random", 1, 300));
+    assertEquals("Spread of this run: two Directories that read alike, dir-mmap over dir-mmap-random warm (every"
+        + " page resident, so the advice changes nothing), scored 0.90x / 1.25x at 1 / 2 threads; a ratio within"
+        + " 0.25 of 1 is within this run's noise.", Headline.spreadLine(cells));
+    cells.get(3).failure = "KILLED by the OOM killer";
+    assertTrue(Headline.spreadLine(cells), Headline.spreadLine(cells).contains("scored 0.90x at 1 thread;"));
+    cells.remove(1);
+    assertEquals("", Headline.spreadLine(cells));
+  }
+
+  @Test
   public void noAlternativeNoCell() {
     List<Results.QueryCell> cells = List.of(cell("cold", "dir-adaptive", 1, 10), cell("cold", "dir-pread", 1, 12));
     assertTrue(Headline.compute(cells).isEmpty());

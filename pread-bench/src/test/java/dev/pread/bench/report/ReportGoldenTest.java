@@ -19,7 +19,7 @@ import org.junit.Test;
  * table). Everything the report shows comes
  * from the results: date, command and machine are the run's, not this JVM's.
  *
- * <p>On a difference the test writes its rendering to {@code target/report-golden-actual.md}: to
+ * <p>On a difference the test writes its rendering to {@code target/golden-actual-<name of the expected file>}: to
  * accept an intended change of the report, review it and copy it over the expected file.
  */
 public class ReportGoldenTest {
