@@ -21,8 +21,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * most {@value #FIT_SHARE} of the memory left for file pages: the container's limit (or the
  * machine's memory), minus what the kernel cannot reclaim (process memory, kernel memory; the
  * block cache's own memory is added back, since it would give way to file pages), minus a slack
- * of {@value #MIN_SLACK_MIB} MiB plus {@value #SLACK_PERCENT}% of the limit for the JVM's own files
- * and growth. While they fit, inputs read the mapping: the page cache with the kernel's readahead,
+ * of {@value #MIN_SLACK_MIB} MiB plus {@value #SLACK_HEAP_PERCENT}% of the JVM's maximum heap (of the
+ * limit if that is smaller) for the JVM's own files and growth. While they fit, inputs read the mapping: the page cache with the kernel's readahead,
  * as {@code MMapDirectory} reads. Once they do not, inputs read through the block cache, sized to
  * that memory, and the mappings are advised {@code MADV_RANDOM} so that a reader still holding
  * one (a vector scorer, a postings decoder) does not fault in readahead windows. If that memory is
@@ -76,8 +76,15 @@ final class AdaptiveRegime {
    * outruns the looks.
    */
   static final long MIN_SLACK_MIB = 48;
-  /** The part of the slack that grows with the limit, in percent of it. */
-  static final long SLACK_PERCENT = 2;
+  /**
+   * The part of the slack that grows with this JVM, in percent of its maximum heap: the native
+   * memory a JVM adds between two looks (the garbage collector's own structures, direct buffers,
+   * compiler arenas) grows with the JVM, not with memory other processes of the container hold. A
+   * slack in percent of the limit would count a neighbour's memory: 2% of a limit that holds a
+   * neighbour's 2.7 GiB beside a 256 MiB heap takes 75 MiB from the cache, which then sits in page
+   * cache the JVM's files do not need. A node whose heap is half its container gets 2% of the limit.
+   */
+  static final long SLACK_HEAP_PERCENT = 4;
   /** The cache gives memory back when it holds more than the memory left for files by this much. */
   static final long SHRINK_MARGIN_MIB = 16;
   /**
@@ -511,7 +518,7 @@ final class AdaptiveRegime {
         figures = "unknown now, the memory figures cannot be read: " + e.getMessage();
       }
       String left = "the memory left for file pages (" + figures + "; slack = " + MIN_SLACK_MIB + " MiB + "
-          + SLACK_PERCENT + "% of the limit)";
+          + SLACK_HEAP_PERCENT + "% of the maximum heap, " + (Runtime.getRuntime().maxMemory() >> 20) + " MiB)";
       String cacheSize = fixed != null ? fixed : "the memory left for file pages, at least " + (MIN_CACHE_BYTES >> 20) + " MiB";
       return switch (mode) {
         case CACHED -> name + " (" + MODE_PROPERTY + "): a block cache of " + cacheSize + " always; " + left;
@@ -526,7 +533,16 @@ final class AdaptiveRegime {
 
   /** The slack left beside file pages for the JVM's own files and growth. */
   static long slackBytes(long limitBytes) {
-    return (MIN_SLACK_MIB << 20) + limitBytes / 100 * SLACK_PERCENT;
+    return slackBytes(limitBytes, Runtime.getRuntime().maxMemory());
+  }
+
+  /**
+   * The slack for a JVM of {@code maxHeapBytes} under {@code limitBytes}: {@value #MIN_SLACK_MIB}
+   * MiB plus {@value #SLACK_HEAP_PERCENT}% of the smaller of the two (a heap cannot use more than the
+   * limit; {@link Long#MAX_VALUE}, no heap limit, counts as the limit).
+   */
+  static long slackBytes(long limitBytes, long maxHeapBytes) {
+    return (MIN_SLACK_MIB << 20) + Math.min(limitBytes, maxHeapBytes) / 100 * SLACK_HEAP_PERCENT;
   }
 
   /** Sets the read path and the mappings' advice. Caller holds the lock. */

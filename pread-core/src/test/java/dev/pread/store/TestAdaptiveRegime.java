@@ -239,6 +239,19 @@ public class TestAdaptiveRegime extends LuceneTestCase {
     }
   }
 
+  public void testTheSlackGrowsWithTheHeapNotWithMemoryOthersHold() {
+    long heap = (256 + random().nextInt(32 * 1024)) * MIB;
+    long base = AdaptiveRegime.MIN_SLACK_MIB << 20;
+    long perHeap = heap / 100 * AdaptiveRegime.SLACK_HEAP_PERCENT;
+    // A limit several times the heap (a neighbour's memory in the container) adds nothing.
+    assertEquals(base + perHeap, AdaptiveRegime.slackBytes(heap * (2 + random().nextInt(8)), heap));
+    assertEquals(base + perHeap, AdaptiveRegime.slackBytes(Long.MAX_VALUE, heap));
+    // A heap larger than the limit cannot all be resident: the limit counts instead.
+    long limit = heap / 2;
+    assertEquals(base + limit / 100 * AdaptiveRegime.SLACK_HEAP_PERCENT, AdaptiveRegime.slackBytes(limit, heap));
+    assertTrue(AdaptiveRegime.slackBytes(limit, heap) < AdaptiveRegime.slackBytes(heap * 4, heap));
+  }
+
   public void testDescribeNamesTheModeTheSizeAndTheFormulaWithItsFigures() throws IOException {
     assumeTrue("needs native access", dev.pread.nativeio.NativeAccess.isAvailable());
     FakeProc fake = new FakeProc(createTempDir("proc")).meminfo(24L << 30, 20L << 30);
@@ -251,7 +264,8 @@ public class TestAdaptiveRegime extends LuceneTestCase {
     assertTrue(auto, auto.startsWith("mode auto: memory mappings while the open index files are at most 0.9 of the"
         + " memory left for file pages (" + left + " MiB now = limit 1024 MiB - unreclaimable 100 MiB + block cache 0 MiB"
         + " - slack " + (slack >> 20) + " MiB, from " + group + " (cgroup v2); slack = " + AdaptiveRegime.MIN_SLACK_MIB + " MiB + "
-        + AdaptiveRegime.SLACK_PERCENT + "% of the limit)"));
+        + AdaptiveRegime.SLACK_HEAP_PERCENT + "% of the maximum heap, " + (Runtime.getRuntime().maxMemory() >> 20)
+        + " MiB)"));
     assertTrue(auto, auto.endsWith("beyond that a block cache of the memory left for file pages, at least 16 MiB,"
         + " and mappings again below 0.7"));
 
