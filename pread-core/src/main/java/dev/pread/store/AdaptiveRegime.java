@@ -21,11 +21,12 @@ import java.util.concurrent.locks.ReentrantLock;
  * most {@value #FIT_SHARE} of the memory left for file pages: the container's limit (or the
  * machine's memory), minus what the kernel cannot reclaim (process memory, kernel memory; the
  * block cache's own memory is added back, since it would give way to file pages), minus a slack
- * of {@value #MIN_SLACK_MIB} MiB plus {@value #SLACK_HEAP_PERCENT}% of the JVM's maximum heap (of the
- * limit if that is smaller) for the JVM's own files and growth. While they fit, inputs read the mapping: the page cache with the kernel's readahead,
- * as {@code MMapDirectory} reads. Once they do not, inputs read through the block cache, sized to
- * that memory, and the mappings are advised {@code MADV_RANDOM} so that a reader still holding
- * one (a vector scorer, a postings decoder) does not fault in readahead windows. If that memory is
+ * of {@value #MIN_SLACK_MIB} MiB plus {@value #SLACK_HEAP_PERCENT}% of the JVM's maximum heap (of
+ * the limit if that is smaller) for the JVM's own files and growth. While they fit, inputs read
+ * the mapping: the page cache with the kernel's readahead, as {@code MMapDirectory} reads. Once
+ * they do not, inputs read through the block cache, sized to that memory, and the mappings are
+ * advised {@code MADV_RANDOM} so that a reader still holding one (a vector scorer, a postings
+ * decoder) does not fault in readahead windows. If that memory is
  * below 16 MiB, too little for a cache the kernel could not take back, inputs read the page cache
  * with {@code pread} and {@code POSIX_FADV_RANDOM} instead, as {@link PreadDirectory} does: its
  * pages are not mapped, so the kernel reclaims them without unmapping. The directories
