@@ -70,13 +70,7 @@ public class TestCompiledPath extends LuceneTestCase {
 
   /** The constant says mappings while the files read the block cache: reads go to the cache. */
   public void testAStaleMappedConstantReadsTheCache() throws IOException {
-    assumeTrue("needs native access", dev.pread.nativeio.NativeAccess.isAvailable());
-    byte[] content = content(300_000);
-    Path dir = createTempDir("index");
-    Files.write(dir.resolve("f"), content);
-    AdaptiveRegime regime = AdaptiveDirectory.regime(AdaptiveRegime.Mode.CACHED, 1 << 20);
-    try (AdaptiveDirectory d = new AdaptiveDirectory(dir, FSLockFactory.getDefault(), regime);
-        IndexInput in = d.openInput("f", IOContext.DEFAULT)) {
+    withOneFile(AdaptiveRegime.Mode.CACHED, (regime, d, in, content) -> {
       assertTrue(d.isReadingCache());
       assertEquals(AdaptiveFile.CACHE, CompiledPath.value());
       CompiledPath.forget(regime); // as if the reader had not seen the switch to the cache
@@ -88,18 +82,12 @@ public class TestCompiledPath extends LuceneTestCase {
       } finally {
         CompiledPath.follow(regime, AdaptiveFile.CACHE);
       }
-    }
+    });
   }
 
   /** The constant says the cache while the files read their mappings: no cache is made for them. */
   public void testAStaleCacheConstantReadsTheMapping() throws IOException {
-    assumeTrue("needs native access", dev.pread.nativeio.NativeAccess.isAvailable());
-    byte[] content = content(300_000);
-    Path dir = createTempDir("index");
-    Files.write(dir.resolve("f"), content);
-    AdaptiveRegime regime = AdaptiveDirectory.regime(AdaptiveRegime.Mode.MAPPED, 1 << 20);
-    try (AdaptiveDirectory d = new AdaptiveDirectory(dir, FSLockFactory.getDefault(), regime);
-        IndexInput in = d.openInput("f", IOContext.DEFAULT)) {
+    withOneFile(AdaptiveRegime.Mode.MAPPED, (regime, d, in, content) -> {
       CompiledPath.follow(regime, AdaptiveFile.CACHE);
       try {
         assertEquals(AdaptiveFile.CACHE, CompiledPath.value());
@@ -108,6 +96,23 @@ public class TestCompiledPath extends LuceneTestCase {
       } finally {
         CompiledPath.follow(regime, AdaptiveFile.MAPPED);
       }
+    });
+  }
+
+  /** What a test does with one file of random bytes open through a directory of its own regime. */
+  private interface OneFile {
+    void check(AdaptiveRegime regime, AdaptiveDirectory d, IndexInput in, byte[] content) throws IOException;
+  }
+
+  private static void withOneFile(AdaptiveRegime.Mode mode, OneFile test) throws IOException {
+    assumeTrue("needs native access", dev.pread.nativeio.NativeAccess.isAvailable());
+    byte[] content = content(300_000);
+    Path dir = createTempDir("index");
+    Files.write(dir.resolve("f"), content);
+    AdaptiveRegime regime = AdaptiveDirectory.regime(mode, 1 << 20);
+    try (AdaptiveDirectory d = new AdaptiveDirectory(dir, FSLockFactory.getDefault(), regime);
+        IndexInput in = d.openInput("f", IOContext.DEFAULT)) {
+      test.check(regime, d, in, content);
     }
   }
 
