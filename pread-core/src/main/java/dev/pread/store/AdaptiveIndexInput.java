@@ -356,6 +356,22 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
         cause);
   }
 
+  /**
+   * What a read of {@code n} bytes of the mapping at {@code position} that failed with {@code e}
+   * throws: past the end, an {@link EOFException}; after close, an {@link AlreadyClosedException}
+   * (thrown here); on a bus error (the file truncated after it was opened), an {@link IOException}
+   * naming the file.
+   */
+  private IOException mappedReadFailed(Throwable e, long position, long n) {
+    if (e instanceof IndexOutOfBoundsException) {
+      return pastEof(position, n);
+    }
+    if (e instanceof IllegalStateException closed) {
+      throw alreadyClosed(closed);
+    }
+    return truncated((InternalError) e);
+  }
+
   private EOFException pastEof(long position, long n) {
     return InputBounds.readPastEof(position, n, this);
   }
@@ -437,12 +453,8 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
   private void mappedLongs(long p, long[] dst, int off, int count) throws IOException {
     try {
       MemorySegment.copy(segment, LONG, p, dst, off, count);
-    } catch (IndexOutOfBoundsException e) {
-      throw pastEof(p, (long) count * Long.BYTES);
-    } catch (IllegalStateException e) {
-      throw alreadyClosed(e);
-    } catch (InternalError e) {
-      throw truncated(e);
+    } catch (IndexOutOfBoundsException | IllegalStateException | InternalError e) {
+      throw mappedReadFailed(e, p, (long) count * Long.BYTES);
     }
   }
 
@@ -460,12 +472,8 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
   private void mappedInts(long p, int[] dst, int off, int count) throws IOException {
     try {
       MemorySegment.copy(segment, INT, p, dst, off, count);
-    } catch (IndexOutOfBoundsException e) {
-      throw pastEof(p, (long) count * Integer.BYTES);
-    } catch (IllegalStateException e) {
-      throw alreadyClosed(e);
-    } catch (InternalError e) {
-      throw truncated(e);
+    } catch (IndexOutOfBoundsException | IllegalStateException | InternalError e) {
+      throw mappedReadFailed(e, p, (long) count * Integer.BYTES);
     }
   }
 
@@ -483,12 +491,8 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
   private void mappedFloats(long p, float[] dst, int off, int count) throws IOException {
     try {
       MemorySegment.copy(segment, FLOAT, p, dst, off, count);
-    } catch (IndexOutOfBoundsException e) {
-      throw pastEof(p, (long) count * Float.BYTES);
-    } catch (IllegalStateException e) {
-      throw alreadyClosed(e);
-    } catch (InternalError e) {
-      throw truncated(e);
+    } catch (IndexOutOfBoundsException | IllegalStateException | InternalError e) {
+      throw mappedReadFailed(e, p, (long) count * Float.BYTES);
     }
   }
 
@@ -530,15 +534,12 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
   private void mappedBytes(long p, byte[] b, int off, int len) throws IOException {
     try {
       MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, p, b, off, len);
-    } catch (IndexOutOfBoundsException e) {
-      if (p >= 0 && len >= 0 && (off | (b.length - off - len)) < 0) {
-        throw e; // the array's bounds, not the file's
+    } catch (IndexOutOfBoundsException | IllegalStateException | InternalError e) {
+      boolean arrayBounds = p >= 0 && len >= 0 && (off | (b.length - off - len)) < 0;
+      if (e instanceof IndexOutOfBoundsException outOfArray && arrayBounds) {
+        throw outOfArray; // the array's bounds, not the file's
       }
-      throw pastEof(p, len);
-    } catch (IllegalStateException e) {
-      throw alreadyClosed(e);
-    } catch (InternalError e) {
-      throw truncated(e);
+      throw mappedReadFailed(e, p, len);
     }
   }
 
@@ -570,12 +571,8 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
   private byte mappedByte(long p) throws IOException {
     try {
       return segment.get(ValueLayout.JAVA_BYTE, p);
-    } catch (IndexOutOfBoundsException e) {
-      throw pastEof(p, 1);
-    } catch (IllegalStateException e) {
-      throw alreadyClosed(e);
-    } catch (InternalError e) {
-      throw truncated(e);
+    } catch (IndexOutOfBoundsException | IllegalStateException | InternalError e) {
+      throw mappedReadFailed(e, p, 1);
     }
   }
 
@@ -608,12 +605,8 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
   private short mappedShort(long p) throws IOException {
     try {
       return segment.get(SHORT, p);
-    } catch (IndexOutOfBoundsException e) {
-      throw pastEof(p, Short.BYTES);
-    } catch (IllegalStateException e) {
-      throw alreadyClosed(e);
-    } catch (InternalError e) {
-      throw truncated(e);
+    } catch (IndexOutOfBoundsException | IllegalStateException | InternalError e) {
+      throw mappedReadFailed(e, p, Short.BYTES);
     }
   }
 
@@ -646,12 +639,8 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
   private int mappedInt(long p) throws IOException {
     try {
       return segment.get(INT, p);
-    } catch (IndexOutOfBoundsException e) {
-      throw pastEof(p, Integer.BYTES);
-    } catch (IllegalStateException e) {
-      throw alreadyClosed(e);
-    } catch (InternalError e) {
-      throw truncated(e);
+    } catch (IndexOutOfBoundsException | IllegalStateException | InternalError e) {
+      throw mappedReadFailed(e, p, Integer.BYTES);
     }
   }
 
@@ -684,12 +673,8 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
   private long mappedLong(long p) throws IOException {
     try {
       return segment.get(LONG, p);
-    } catch (IndexOutOfBoundsException e) {
-      throw pastEof(p, Long.BYTES);
-    } catch (IllegalStateException e) {
-      throw alreadyClosed(e);
-    } catch (InternalError e) {
-      throw truncated(e);
+    } catch (IndexOutOfBoundsException | IllegalStateException | InternalError e) {
+      throw mappedReadFailed(e, p, Long.BYTES);
     }
   }
 
