@@ -120,7 +120,10 @@ public class TestBlockCacheConcurrency extends LuceneTestCase {
     Path[] paths = new Path[files];
     for (int f = 0; f < files; f++) {
       seeds[f] = r.nextLong();
-      sizes[f] = (long) block * TestUtil.nextInt(r, 1, 12) + r.nextInt(block);
+      // The first file is larger than the cache, so that the readers' misses must evict whatever
+      // the closer's swaps leave resident; the others may be as small as a block.
+      int minBlocks = f == 0 ? cacheBlocks + 2 : 1;
+      sizes[f] = (long) block * TestUtil.nextInt(r, minBlocks, Math.max(minBlocks, 12)) + r.nextInt(block);
       paths[f] = Content.write(dir, "f" + f, seeds[f], sizes[f]);
     }
     AtomicLong reads = new AtomicLong(), bytes = new AtomicLong(), wrong = new AtomicLong();
