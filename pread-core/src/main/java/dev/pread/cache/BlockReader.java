@@ -222,7 +222,7 @@ public final class BlockReader {
     if (checkArray(offset, count, dst.length)) {
       return;
     }
-    if (copyInWindow(position, LE_LONG, dst, offset, count)) {
+    if (copyInWindow(position, LE_LONG, dst, offset, count) || copyInBlock(position, LE_LONG, dst, offset, count)) {
       return;
     }
     for (int i = 0; i < count; i++) {
@@ -235,7 +235,7 @@ public final class BlockReader {
     if (checkArray(offset, count, dst.length)) {
       return;
     }
-    if (copyInWindow(position, LE_INT, dst, offset, count)) {
+    if (copyInWindow(position, LE_INT, dst, offset, count) || copyInBlock(position, LE_INT, dst, offset, count)) {
       return;
     }
     for (int i = 0; i < count; i++) {
@@ -248,7 +248,7 @@ public final class BlockReader {
     if (checkArray(offset, count, dst.length)) {
       return;
     }
-    if (copyInWindow(position, LE_FLOAT, dst, offset, count)) {
+    if (copyInWindow(position, LE_FLOAT, dst, offset, count) || copyInBlock(position, LE_FLOAT, dst, offset, count)) {
       return;
     }
     for (int i = 0; i < count; i++) {
@@ -272,6 +272,23 @@ public final class BlockReader {
       }
     }
     return false;
+  }
+
+  /**
+   * Moves the window to the block of {@code position} and copies there, if the {@code count}
+   * values lie within that one block: a bulk read outside the window (a vector, a block of
+   * postings) then costs one lookup and one copy, rather than a lookup and a check per value. True
+   * if done; false if the values cross into the next block or their block cannot be cached now.
+   *
+   * @throws EOFException if the values do not all lie within the file
+   */
+  private boolean copyInBlock(long position, ValueLayout layout, Object dst, int offset, int count) throws IOException {
+    long bytes = count * layout.byteSize();
+    check(position, bytes);
+    if (bytes > blockSize - (position & (blockSize - 1))) {
+      return false;
+    }
+    return moveTo(position) && copyInWindow(position, layout, dst, offset, count);
   }
 
   /**
