@@ -30,7 +30,9 @@ import org.apache.lucene.util.BitUtil;
  * <p>While every adaptive input of the JVM reads mappings ({@link CompiledPath}), a read checks
  * that constant and its file's path and reads the mapping, and every other path is behind a call:
  * the code the JIT compiles into Lucene's loops then holds the mapping's reads only, whatever paths
- * those loops took before.
+ * those loops took before. While they do not, a sequential read looks in its heap copy first,
+ * before its file's path: the copy holds the file's bytes whichever path filled it, and LZ4's token
+ * loop then costs a bounds check and an array read per token.
  *
  * <p>Implements {@link MemorySegmentAccessInput}: while reading mappings, {@link
  * #segmentSliceOrNull} hands out slices of the mapping, so Lucene's vector scorers and postings
@@ -279,7 +281,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
   private int bufferAt(long p, int n) throws IOException {
     long i = p - bufStart;
     if (i >= 0 && i <= bufLen - n) {
-      ensureOpen();
+      ensureOpenPlain(); // the copy holds the file's bytes; a close elsewhere is seen at the next fill
       return (int) i;
     }
     // Merges and read-once inputs read around the cache and have no buffer there: no call for them.
@@ -524,11 +526,21 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
   }
 
   private void readBytesAt(long p, byte[] b, int off, int len, boolean sequential) throws IOException {
-    if (CompiledPath.get() == AdaptiveFile.MAPPED && file.readPath == AdaptiveFile.MAPPED) {
-      mappedBytes(p, b, off, len);
-    } else {
-      readBytesAnyPath(p, b, off, len, sequential);
+    if (CompiledPath.get() == AdaptiveFile.MAPPED) {
+      if (file.readPath == AdaptiveFile.MAPPED) {
+        mappedBytes(p, b, off, len);
+        return;
+      }
+    } else if (sequential) {
+      long i = p - bufStart;
+      if (len > 0 && i >= 0 && i <= bufLen - len) {
+        java.util.Objects.checkFromIndexSize(off, len, b.length);
+        ensureOpenPlain();
+        System.arraycopy(buf, (int) i, b, off, len);
+        return;
+      }
     }
+    readBytesAnyPath(p, b, off, len, sequential);
   }
 
   private void mappedBytes(long p, byte[] b, int off, int len) throws IOException {
@@ -562,8 +574,16 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
   }
 
   private byte readByteAt(long p, boolean sequential) throws IOException {
-    if (CompiledPath.get() == AdaptiveFile.MAPPED && file.readPath == AdaptiveFile.MAPPED) {
-      return mappedByte(p);
+    if (CompiledPath.get() == AdaptiveFile.MAPPED) {
+      if (file.readPath == AdaptiveFile.MAPPED) {
+        return mappedByte(p);
+      }
+    } else if (sequential) {
+      long i = p - bufStart;
+      if (i >= 0 && i <= bufLen - 1) {
+        ensureOpenPlain();
+        return buf[(int) i];
+      }
     }
     return readByteAnyPath(p, sequential);
   }
@@ -596,8 +616,16 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
   }
 
   private short readShortAt(long p, boolean sequential) throws IOException {
-    if (CompiledPath.get() == AdaptiveFile.MAPPED && file.readPath == AdaptiveFile.MAPPED) {
-      return mappedShort(p);
+    if (CompiledPath.get() == AdaptiveFile.MAPPED) {
+      if (file.readPath == AdaptiveFile.MAPPED) {
+        return mappedShort(p);
+      }
+    } else if (sequential) {
+      long i = p - bufStart;
+      if (i >= 0 && i <= bufLen - Short.BYTES) {
+        ensureOpenPlain();
+        return (short) BitUtil.VH_LE_SHORT.get(buf, (int) i);
+      }
     }
     return readShortAnyPath(p, sequential);
   }
@@ -630,8 +658,16 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
   }
 
   private int readIntAt(long p, boolean sequential) throws IOException {
-    if (CompiledPath.get() == AdaptiveFile.MAPPED && file.readPath == AdaptiveFile.MAPPED) {
-      return mappedInt(p);
+    if (CompiledPath.get() == AdaptiveFile.MAPPED) {
+      if (file.readPath == AdaptiveFile.MAPPED) {
+        return mappedInt(p);
+      }
+    } else if (sequential) {
+      long i = p - bufStart;
+      if (i >= 0 && i <= bufLen - Integer.BYTES) {
+        ensureOpenPlain();
+        return (int) BitUtil.VH_LE_INT.get(buf, (int) i);
+      }
     }
     return readIntAnyPath(p, sequential);
   }
@@ -664,8 +700,16 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
   }
 
   private long readLongAt(long p, boolean sequential) throws IOException {
-    if (CompiledPath.get() == AdaptiveFile.MAPPED && file.readPath == AdaptiveFile.MAPPED) {
-      return mappedLong(p);
+    if (CompiledPath.get() == AdaptiveFile.MAPPED) {
+      if (file.readPath == AdaptiveFile.MAPPED) {
+        return mappedLong(p);
+      }
+    } else if (sequential) {
+      long i = p - bufStart;
+      if (i >= 0 && i <= bufLen - Long.BYTES) {
+        ensureOpenPlain();
+        return (long) BitUtil.VH_LE_LONG.get(buf, (int) i);
+      }
     }
     return readLongAnyPath(p, sequential);
   }
