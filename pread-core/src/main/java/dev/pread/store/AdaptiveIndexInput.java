@@ -31,8 +31,9 @@ import org.apache.lucene.util.BitUtil;
  * that constant and its file's path and reads the mapping, and every other path is behind a call:
  * the code the JIT compiles into Lucene's loops then holds the mapping's reads only, whatever paths
  * those loops took before. While they do not, a sequential read looks in its heap copy first,
- * before its file's path: the copy holds the file's bytes whichever path filled it, and LZ4's token
- * loop then costs a bounds check and an array read per token.
+ * before reading any path: the copy holds the file's bytes whichever path filled it, and LZ4's
+ * token loop then costs a bounds check and an array read per token (and a look that the file was
+ * not found truncated).
  *
  * <p>Implements {@link MemorySegmentAccessInput}: while reading mappings, {@link
  * #segmentSliceOrNull} hands out slices of the mapping, so Lucene's vector scorers and postings
@@ -531,7 +532,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
         mappedBytes(p, b, off, len);
         return;
       }
-    } else if (sequential) {
+    } else if (sequential && file.readPath != AdaptiveFile.TRUNCATED) {
       long i = p - bufStart;
       if (len > 0 && i >= 0 && i <= bufLen - len) {
         java.util.Objects.checkFromIndexSize(off, len, b.length);
@@ -578,7 +579,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
       if (file.readPath == AdaptiveFile.MAPPED) {
         return mappedByte(p);
       }
-    } else if (sequential) {
+    } else if (sequential && file.readPath != AdaptiveFile.TRUNCATED) {
       long i = p - bufStart;
       if (i >= 0 && i <= bufLen - 1) {
         ensureOpenPlain();
@@ -620,7 +621,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
       if (file.readPath == AdaptiveFile.MAPPED) {
         return mappedShort(p);
       }
-    } else if (sequential) {
+    } else if (sequential && file.readPath != AdaptiveFile.TRUNCATED) {
       long i = p - bufStart;
       if (i >= 0 && i <= bufLen - Short.BYTES) {
         ensureOpenPlain();
@@ -662,7 +663,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
       if (file.readPath == AdaptiveFile.MAPPED) {
         return mappedInt(p);
       }
-    } else if (sequential) {
+    } else if (sequential && file.readPath != AdaptiveFile.TRUNCATED) {
       long i = p - bufStart;
       if (i >= 0 && i <= bufLen - Integer.BYTES) {
         ensureOpenPlain();
@@ -704,7 +705,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
       if (file.readPath == AdaptiveFile.MAPPED) {
         return mappedLong(p);
       }
-    } else if (sequential) {
+    } else if (sequential && file.readPath != AdaptiveFile.TRUNCATED) {
       long i = p - bufStart;
       if (i >= 0 && i <= bufLen - Long.BYTES) {
         ensureOpenPlain();
