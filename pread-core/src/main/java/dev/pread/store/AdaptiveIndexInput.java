@@ -280,16 +280,29 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
    * into the sequential reads; the fill is behind a call.
    */
   private int bufferAt(long p, int n) throws IOException {
-    long i = p - bufStart;
-    if (i >= 0 && i <= bufLen - n) {
-      ensureOpenPlain(); // the copy holds the file's bytes; a close elsewhere is seen at the next fill
-      return (int) i;
+    int i = inCopy(p, n);
+    if (i >= 0) {
+      return i;
     }
     // Merges and read-once inputs read around the cache and have no buffer there: no call for them.
     int path = file.readPath;
     if (n <= BUFFER_SIZE && (path == AdaptiveFile.PAGE_CACHE || path == AdaptiveFile.CACHE && file.usesCache)
         && readOther(K_FILL, p, null, 0, n) != 0) {
       return 0;
+    }
+    return -1;
+  }
+
+  /**
+   * Where the {@code n} bytes at {@code p} start in {@link #buf} if it holds them, else -1; checks
+   * that the input is open with a plain read (the copy holds the file's bytes; a close by another
+   * thread is seen at the next fill).
+   */
+  private int inCopy(long p, int n) {
+    long i = p - bufStart;
+    if (i >= 0 && i <= bufLen - n) {
+      ensureOpenPlain();
+      return (int) i;
     }
     return -1;
   }
@@ -532,12 +545,11 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
         mappedBytes(p, b, off, len);
         return;
       }
-    } else if (sequential && file.readPath != AdaptiveFile.TRUNCATED) {
-      long i = p - bufStart;
-      if (len > 0 && i >= 0 && i <= bufLen - len) {
+    } else if (sequential && len > 0 && file.readPath != AdaptiveFile.TRUNCATED) {
+      int i = inCopy(p, len);
+      if (i >= 0) {
         java.util.Objects.checkFromIndexSize(off, len, b.length);
-        ensureOpenPlain();
-        System.arraycopy(buf, (int) i, b, off, len);
+        System.arraycopy(buf, i, b, off, len);
         return;
       }
     }
@@ -580,10 +592,9 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
         return mappedByte(p);
       }
     } else if (sequential && file.readPath != AdaptiveFile.TRUNCATED) {
-      long i = p - bufStart;
-      if (i >= 0 && i <= bufLen - 1) {
-        ensureOpenPlain();
-        return buf[(int) i];
+      int i = inCopy(p, 1);
+      if (i >= 0) {
+        return buf[i];
       }
     }
     return readByteAnyPath(p, sequential);
@@ -622,10 +633,9 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
         return mappedShort(p);
       }
     } else if (sequential && file.readPath != AdaptiveFile.TRUNCATED) {
-      long i = p - bufStart;
-      if (i >= 0 && i <= bufLen - Short.BYTES) {
-        ensureOpenPlain();
-        return (short) BitUtil.VH_LE_SHORT.get(buf, (int) i);
+      int i = inCopy(p, Short.BYTES);
+      if (i >= 0) {
+        return (short) BitUtil.VH_LE_SHORT.get(buf, i);
       }
     }
     return readShortAnyPath(p, sequential);
@@ -664,10 +674,9 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
         return mappedInt(p);
       }
     } else if (sequential && file.readPath != AdaptiveFile.TRUNCATED) {
-      long i = p - bufStart;
-      if (i >= 0 && i <= bufLen - Integer.BYTES) {
-        ensureOpenPlain();
-        return (int) BitUtil.VH_LE_INT.get(buf, (int) i);
+      int i = inCopy(p, Integer.BYTES);
+      if (i >= 0) {
+        return (int) BitUtil.VH_LE_INT.get(buf, i);
       }
     }
     return readIntAnyPath(p, sequential);
@@ -706,10 +715,9 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
         return mappedLong(p);
       }
     } else if (sequential && file.readPath != AdaptiveFile.TRUNCATED) {
-      long i = p - bufStart;
-      if (i >= 0 && i <= bufLen - Long.BYTES) {
-        ensureOpenPlain();
-        return (long) BitUtil.VH_LE_LONG.get(buf, (int) i);
+      int i = inCopy(p, Long.BYTES);
+      if (i >= 0) {
+        return (long) BitUtil.VH_LE_LONG.get(buf, i);
       }
     }
     return readLongAnyPath(p, sequential);
