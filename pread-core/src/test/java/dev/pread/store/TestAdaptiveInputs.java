@@ -50,6 +50,48 @@ public class TestAdaptiveInputs extends LuceneTestCase {
     }
   }
 
+  /**
+   * Off the mapping, sequential reads answer from a heap copy of bytes read before. A file found
+   * truncated after those bytes were copied still fails every read, the copied ones included: the
+   * copy's bytes are right, but the file is not what was opened.
+   */
+  public void testTruncatedFileFailsReadsOfTheHeapCopy() throws IOException {
+    Path dir = createTempDir("index");
+    byte[] content = new byte[1 << 20];
+    new Random(random().nextLong()).nextBytes(content);
+    Files.write(dir.resolve("f"), content);
+    AdaptiveRegime.Mode mode = random().nextBoolean() ? AdaptiveRegime.Mode.CACHED : AdaptiveRegime.Mode.ALTERNATE;
+    try (AdaptiveDirectory d = new AdaptiveDirectory(dir, FSLockFactory.getDefault(), AdaptiveDirectory.regime(mode, 1 << 20));
+        IndexInput in = d.openInput("f", IOContext.DEFAULT)) {
+      // One clone per kind of read, each having read its first bytes sequentially off the mapping.
+      IndexInput[] clones = new IndexInput[5];
+      for (int i = 0; i < clones.length; i++) {
+        while (d.readPath() == AdaptiveDirectory.ReadPath.MAPPINGS) {
+          in.clone().close(); // ALTERNATE: the next clone switches the path
+        }
+        clones[i] = in.clone();
+        assertEquals(content[0], clones[i].readByte());
+        assertEquals(content[1], clones[i].readByte());
+      }
+      try (FileChannel ch = FileChannel.open(dir.resolve("f"), StandardOpenOption.WRITE)) {
+        ch.truncate(4096); // the bytes the clones read next are still in the file
+      }
+      d.regime().check();
+      String name = dir.resolve("f").toString();
+      IOException[] failures = {
+        expectThrows(IOException.class, () -> clones[0].readByte()),
+        expectThrows(IOException.class, () -> clones[1].readShort()),
+        expectThrows(IOException.class, () -> clones[2].readInt()),
+        expectThrows(IOException.class, () -> clones[3].readLong()),
+        expectThrows(IOException.class, () -> clones[4].readBytes(new byte[16], 0, 16))
+      };
+      for (IOException e : failures) {
+        assertTrue(e.getMessage(), e.getMessage().contains(name));
+        assertTrue(e.getMessage(), e.getMessage().contains("4096 bytes now, " + content.length + " at open"));
+      }
+    }
+  }
+
   public void testFileDeletedWhileOpenReadsOnEveryPath() throws IOException {
     Path dir = createTempDir("index");
     byte[] content = new byte[200_000];
