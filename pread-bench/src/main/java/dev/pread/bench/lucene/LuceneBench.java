@@ -331,6 +331,8 @@ public final class LuceneBench {
               mine.queries += c.queries;
               mine.majorFaults = Math.max(0, mine.majorFaults) + Math.max(0, c.majorFaults);
               mine.storageReadBytes = Math.max(0, mine.storageReadBytes) + Math.max(0, c.storageReadBytes);
+              mine.cpuUserMillis = sumKnown(mine.cpuUserMillis, c.cpuUserMillis, round);
+              mine.cpuSystemMillis = sumKnown(mine.cpuSystemMillis, c.cpuSystemMillis, round);
               mine.pageCacheBytes = c.pageCacheBytes;
               if (c.deviceReads >= 0) {
                 mine.deviceReads = Math.max(0, mine.deviceReads) + c.deviceReads;
@@ -540,7 +542,20 @@ public final class LuceneBench {
     out.queries = c.queries;
     out.majorFaults = c.majorFaults;
     out.storageReadBytes = c.storageReadBytes;
+    out.cpuUserMillis = c.cpuUserMillis;
+    out.cpuSystemMillis = c.cpuSystemMillis;
     return out;
+  }
+
+  /**
+   * A figure summed over rounds: -1 (unknown) once any round's is unknown, so that a sum never
+   * leaves a round out silently.
+   */
+  private static long sumKnown(long sum, long add, int round) {
+    if (add < 0 || (round > 0 && sum < 0)) {
+      return -1;
+    }
+    return round == 0 ? add : sum + add;
   }
 
   /**

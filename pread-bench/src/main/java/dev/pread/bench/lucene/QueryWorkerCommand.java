@@ -369,6 +369,8 @@ public final class QueryWorkerCommand implements Callable<Integer> {
     c.meanMicrosByKind.putAll(res.meanMicrosByKind());
     c.majorFaults = d.majorFaults();
     c.storageReadBytes = d.storageReadBytes();
+    c.cpuUserMillis = d.userMillis();
+    c.cpuSystemMillis = d.systemMillis();
     c.pageCacheBytes = underLimit(spec.regime) ? MemoryCgroup.ownPageCacheBytes() : -1;
     c.cache = probe.done();
     if (c.cache != null) {

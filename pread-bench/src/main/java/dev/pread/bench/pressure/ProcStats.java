@@ -4,27 +4,48 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-/** This process's major page faults and bytes read from storage (Linux /proc), or -1. */
-public record ProcStats(long majorFaults, long storageReadBytes) {
+/**
+ * This process's major page faults, bytes read from storage and CPU time in user and in system mode
+ * (Linux /proc), each -1 where it cannot be read. The CPU time is every thread's: the queries', the
+ * JIT compiler's, the collector's, and the kernel's work done on the process's behalf (page faults,
+ * reclaim under a memory limit, copies from the page cache).
+ */
+public record ProcStats(long majorFaults, long storageReadBytes, long userMillis, long systemMillis) {
+  /**
+   * Clock ticks a second of /proc/self/stat's times: USER_HZ, which Linux fixes at 100 in its
+   * interface to user space on every architecture this project runs on.
+   */
+  private static final int TICKS_PER_SECOND = 100;
 
   public static ProcStats now() {
-    return new ProcStats(readMajorFaults(), readStorageBytes());
+    long[] stat = readStat();
+    return new ProcStats(stat[0], readStorageBytes(), stat[1], stat[2]);
   }
 
   public ProcStats minus(ProcStats before) {
     return new ProcStats(
-        majorFaults < 0 ? -1 : majorFaults - before.majorFaults,
-        storageReadBytes < 0 ? -1 : storageReadBytes - before.storageReadBytes);
+        difference(majorFaults, before.majorFaults),
+        difference(storageReadBytes, before.storageReadBytes),
+        difference(userMillis, before.userMillis),
+        difference(systemMillis, before.systemMillis));
   }
 
-  private static long readMajorFaults() {
+  /** {@code now - before}, or -1 if either could not be read. */
+  private static long difference(long now, long before) {
+    return now < 0 || before < 0 ? -1 : now - before;
+  }
+
+  /** Major faults, user and system milliseconds, or -1 each. */
+  private static long[] readStat() {
     try {
       String stat = Files.readString(Path.of("/proc/self/stat"));
-      // Fields after the parenthesised command name; majflt is field 12 overall.
+      // Fields after the parenthesised command name: majflt, utime and stime are fields 12, 14 and
+      // 15 overall.
       String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-      return Long.parseLong(f[9]);
+      long toMillis = 1000 / TICKS_PER_SECOND;
+      return new long[] {Long.parseLong(f[9]), Long.parseLong(f[11]) * toMillis, Long.parseLong(f[12]) * toMillis};
     } catch (IOException | RuntimeException e) {
-      return -1;
+      return new long[] {-1, -1, -1};
     }
   }
 

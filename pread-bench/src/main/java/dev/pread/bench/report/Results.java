@@ -77,6 +77,12 @@ public final class Results {
     public long queries;
     public long majorFaults = -1;
     public long storageReadBytes = -1;
+    /**
+     * CPU time of the worker process over the measured windows, all rounds, in user and in system
+     * mode (every thread, the kernel's work on its behalf included), or -1.
+     */
+    public long cpuUserMillis = -1;
+    public long cpuSystemMillis = -1;
     /** Pressure only: page cache charged to the group at the end of the cell. */
     /** Reads the worker's I/O group made from the index's disk in the cell (throttled regime), or -1. */
     /** Restart: bytes of the hot set the Directory loaded or found cached at open, and recorded; -1: none. */
