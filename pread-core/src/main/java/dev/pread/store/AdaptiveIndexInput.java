@@ -294,13 +294,14 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
   }
 
   /**
-   * Where the {@code n} bytes at {@code p} start in {@link #buf} if it holds them, else -1; checks
-   * that the input is open with a plain read (the copy holds the file's bytes; a close by another
-   * thread is seen at the next fill).
+   * Where the {@code n} bytes at {@code p} start in {@link #buf} if it holds them and the file was
+   * not found truncated, else -1 (the caller's read path then throws); checks that the input is
+   * open with a plain read (the copy holds the file's bytes; a close by another thread is seen at the
+   * next fill).
    */
   private int inCopy(long p, int n) {
     long i = p - bufStart;
-    if (i >= 0 && i <= bufLen - n) {
+    if (i >= 0 && i <= bufLen - n && file.readPath != AdaptiveFile.TRUNCATED) {
       ensureOpenPlain();
       return (int) i;
     }
@@ -545,7 +546,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
         mappedBytes(p, b, off, len);
         return;
       }
-    } else if (sequential && len > 0 && file.readPath != AdaptiveFile.TRUNCATED) {
+    } else if (sequential && len > 0) {
       int i = inCopy(p, len);
       if (i >= 0) {
         java.util.Objects.checkFromIndexSize(off, len, b.length);
@@ -591,7 +592,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
       if (file.readPath == AdaptiveFile.MAPPED) {
         return mappedByte(p);
       }
-    } else if (sequential && file.readPath != AdaptiveFile.TRUNCATED) {
+    } else if (sequential) {
       int i = inCopy(p, 1);
       if (i >= 0) {
         return buf[i];
@@ -632,7 +633,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
       if (file.readPath == AdaptiveFile.MAPPED) {
         return mappedShort(p);
       }
-    } else if (sequential && file.readPath != AdaptiveFile.TRUNCATED) {
+    } else if (sequential) {
       int i = inCopy(p, Short.BYTES);
       if (i >= 0) {
         return (short) BitUtil.VH_LE_SHORT.get(buf, i);
@@ -673,7 +674,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
       if (file.readPath == AdaptiveFile.MAPPED) {
         return mappedInt(p);
       }
-    } else if (sequential && file.readPath != AdaptiveFile.TRUNCATED) {
+    } else if (sequential) {
       int i = inCopy(p, Integer.BYTES);
       if (i >= 0) {
         return (int) BitUtil.VH_LE_INT.get(buf, i);
@@ -714,7 +715,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
       if (file.readPath == AdaptiveFile.MAPPED) {
         return mappedLong(p);
       }
-    } else if (sequential && file.readPath != AdaptiveFile.TRUNCATED) {
+    } else if (sequential) {
       int i = inCopy(p, Long.BYTES);
       if (i >= 0) {
         return (long) BitUtil.VH_LE_LONG.get(buf, i);
