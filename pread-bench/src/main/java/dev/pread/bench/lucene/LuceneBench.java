@@ -333,6 +333,8 @@ public final class LuceneBench {
               mine.storageReadBytes = Math.max(0, mine.storageReadBytes) + Math.max(0, c.storageReadBytes);
               mine.cpuUserMillis = sumKnown(mine.cpuUserMillis, c.cpuUserMillis, round);
               mine.cpuSystemMillis = sumKnown(mine.cpuSystemMillis, c.cpuSystemMillis, round);
+              mine.queryThreadCpuMillis = sumKnown(mine.queryThreadCpuMillis, c.queryThreadCpuMillis, round);
+              mine.queryThreadMillis = sumKnown(mine.queryThreadMillis, c.queryThreadMillis, round);
               mine.pageCacheBytes = c.pageCacheBytes;
               if (c.deviceReads >= 0) {
                 mine.deviceReads = Math.max(0, mine.deviceReads) + c.deviceReads;
@@ -544,6 +546,8 @@ public final class LuceneBench {
     out.storageReadBytes = c.storageReadBytes;
     out.cpuUserMillis = c.cpuUserMillis;
     out.cpuSystemMillis = c.cpuSystemMillis;
+    out.queryThreadCpuMillis = c.queryThreadCpuMillis;
+    out.queryThreadMillis = c.queryThreadMillis;
     return out;
   }
 

@@ -1,6 +1,8 @@
 package dev.pread.bench.lucene;
 
 import dev.pread.bench.report.Timeline;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -13,16 +15,23 @@ import org.apache.lucene.search.IndexSearcher;
  * One timed cell of the Lucene-level benchmark: {@code threads} threads share one searcher and take
  * the next query of the mix (cycling) until the time is up. Latencies go to an HdrHistogram per
  * thread. Every query's checksum is compared with the reference; a mismatch fails the run, naming
- * the query.
+ * the query. Each thread also measures its own CPU time over its queries, so that a cell tells
+ * whether its query threads were on a core or waiting (on reads, page faults, or a core).
  */
 final class QueryRun {
-  /** What a cell measured. */
+  /**
+   * What a cell measured. {@code threadCpuNanos}: the query threads' CPU time (user and system)
+   * over their queries, summed, or -1 where this JVM cannot measure a thread's CPU time; {@code
+   * threadNanos}: the same threads' wall time over their queries, summed.
+   */
   record Result(long queries, double seconds, double p50Micros, double p99Micros,
-      java.util.Map<String, Double> meanMicrosByKind) {
+      java.util.Map<String, Double> meanMicrosByKind, long threadCpuNanos, long threadNanos) {
     double qps() {
       return queries / seconds;
     }
   }
+
+  private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
   private QueryRun() {}
 
@@ -52,6 +61,8 @@ final class QueryRun {
     List<Thread> workers = new ArrayList<>();
     long start = System.nanoTime();
     long[] counts = new long[threads];
+    long[] cpuNanos = new long[threads];
+    long[] wallNanos = new long[threads];
     List<java.util.Map<String, long[]>> byKind = new ArrayList<>();
     for (int t = 0; t < threads; t++) {
       Histogram h = new Histogram(3_600_000_000L, 3);
@@ -60,6 +71,8 @@ final class QueryRun {
       byKind.add(kinds);
       int id = t;
       Thread w = new Thread(() -> {
+        long cpu0 = threadCpuNanos();
+        long wall0 = System.nanoTime();
         try {
           Timeline.Recorder rec = recorders == null ? null : recorders[id];
           while (keepGoing.getAsBoolean() && failure.get() == null) {
@@ -83,6 +96,10 @@ final class QueryRun {
           }
         } catch (Throwable e) {
           failure.compareAndSet(null, e);
+        } finally {
+          long cpu1 = threadCpuNanos();
+          cpuNanos[id] = cpu0 < 0 || cpu1 < 0 ? -1 : cpu1 - cpu0;
+          wallNanos[id] = System.nanoTime() - wall0;
         }
       }, "query-" + t);
       workers.add(w);
@@ -97,9 +114,13 @@ final class QueryRun {
     }
     Histogram all = new Histogram(3_600_000_000L, 3);
     long total = 0;
+    long cpu = 0;
+    long wall = 0;
     for (int t = 0; t < threads; t++) {
       all.add(histograms.get(t));
       total += counts[t];
+      cpu = cpu < 0 || cpuNanos[t] < 0 ? -1 : cpu + cpuNanos[t];
+      wall += wallNanos[t];
     }
     java.util.Map<String, long[]> merged = new java.util.TreeMap<>();
     for (java.util.Map<String, long[]> m : byKind) {
@@ -111,7 +132,17 @@ final class QueryRun {
     }
     java.util.Map<String, Double> means = new java.util.TreeMap<>();
     merged.forEach((k, v) -> means.put(k, v[0] / (double) v[1]));
-    return new Result(total, seconds, all.getValueAtPercentile(50), all.getValueAtPercentile(99), means);
+    return new Result(total, seconds, all.getValueAtPercentile(50), all.getValueAtPercentile(99), means, cpu, wall);
+  }
+
+  /** The calling thread's CPU time (user and system) in nanoseconds, or -1 if it cannot be measured. */
+  private static long threadCpuNanos() {
+    try {
+      return THREADS.isCurrentThreadCpuTimeSupported() && THREADS.isThreadCpuTimeEnabled()
+          ? THREADS.getCurrentThreadCpuTime() : -1;
+    } catch (UnsupportedOperationException e) {
+      return -1;
+    }
   }
 
   /** The checksum of every query of the mix, run once in order on one thread. */

@@ -371,6 +371,8 @@ public final class QueryWorkerCommand implements Callable<Integer> {
     c.storageReadBytes = d.storageReadBytes();
     c.cpuUserMillis = d.userMillis();
     c.cpuSystemMillis = d.systemMillis();
+    c.queryThreadCpuMillis = res.threadCpuNanos() < 0 ? -1 : res.threadCpuNanos() / 1_000_000;
+    c.queryThreadMillis = res.threadNanos() / 1_000_000;
     c.pageCacheBytes = underLimit(spec.regime) ? MemoryCgroup.ownPageCacheBytes() : -1;
     c.cache = probe.done();
     if (c.cache != null) {

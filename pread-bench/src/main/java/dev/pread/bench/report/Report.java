@@ -159,11 +159,11 @@ public final class Report {
           rounds > 1 ? ", median of " + rounds + " rounds" : ""));
       String summed = rounds > 1 ? ", all rounds" : ""; // counts add up over the rounds' workers
       sb.append("| directory | threads | QPS | vs dir-mmap | vs dir-mmap-random | vs dir-pread | p50 | p99 | major faults"
-          + summed + " | MB read from storage" + summed + " | CPU ms a query | of it in the kernel |\n"
-          + "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+          + summed + " | MB read from storage" + summed + " | CPU ms a query | of it in the kernel | query threads on a core |\n"
+          + "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
       for (Results.QueryCell c : mine) {
         if (c.failure != null) {
-          sb.append(String.format(Locale.ROOT, "| %s | %d | FAILED: %s | | | | | | | | | |%n", c.directory, c.threads,
+          sb.append(String.format(Locale.ROOT, "| %s | %d | FAILED: %s | | | | | | | | | | |%n", c.directory, c.threads,
               c.failure.replace("|", "/")));
           continue;
         }
@@ -173,7 +173,8 @@ public final class Report {
         // Results written without CPU figures read back as zeros: a measured window always has some.
         boolean cpu = c.cpuUserMillis >= 0 && c.cpuSystemMillis >= 0 && c.cpuUserMillis + c.cpuSystemMillis > 0
             && c.queries > 0;
-        sb.append(String.format(Locale.ROOT, "| %s | %d | %.1f | %s | %s | %s | %.2f | %.2f | %d | %s | %s | %s |%n",
+        boolean onCore = c.queryThreadCpuMillis > 0 && c.queryThreadMillis > 0;
+        sb.append(String.format(Locale.ROOT, "| %s | %d | %.1f | %s | %s | %s | %.2f | %.2f | %d | %s | %s | %s | %s |%n",
             c.directory, c.threads, Stats.median(c.qps),
             mm == null ? "" : Format.ratio(Stats.pairedRatio(c.qps, mm.qps)),
             mr == null ? "" : Format.ratio(Stats.pairedRatio(c.qps, mr.qps)),
@@ -181,7 +182,8 @@ public final class Report {
             Stats.median(c.p50Micros) / 1000, Stats.median(c.p99Micros) / 1000, c.majorFaults,
             c.storageReadBytes < 0 ? "?" : String.format(Locale.ROOT, "%.0f", c.storageReadBytes / 1e6),
             cpu ? String.format(Locale.ROOT, "%.2f", (double) (c.cpuUserMillis + c.cpuSystemMillis) / c.queries) : "?",
-            cpu ? String.format(Locale.ROOT, "%.2f", (double) c.cpuSystemMillis / c.queries) : "?"));
+            cpu ? String.format(Locale.ROOT, "%.2f", (double) c.cpuSystemMillis / c.queries) : "?",
+            onCore ? String.format(Locale.ROOT, "%.0f%%", 100.0 * c.queryThreadCpuMillis / c.queryThreadMillis) : "?"));
       }
       sb.append('\n');
       sb.append(kindTable(regime, mine.stream().filter(c -> c.failure == null).toList()));

@@ -83,6 +83,14 @@ public final class Results {
      */
     public long cpuUserMillis = -1;
     public long cpuSystemMillis = -1;
+    /**
+     * CPU time of the query threads alone over their queries, all rounds (user and system), and their
+     * wall time over the same queries, summed over threads; -1 where unknown. Their ratio is the
+     * share of the time the query threads spent on a core: the rest they waited, on reads, page
+     * faults, or a core the worker's other threads held.
+     */
+    public long queryThreadCpuMillis = -1;
+    public long queryThreadMillis = -1;
     /** Pressure only: page cache charged to the group at the end of the cell. */
     /** Reads the worker's I/O group made from the index's disk in the cell (throttled regime), or -1. */
     /** Restart: bytes of the hot set the Directory loaded or found cached at open, and recorded; -1: none. */

@@ -137,6 +137,7 @@ public class LuceneLogicTest {
         QueryRun.Result r = QueryRun.run(searcher, mix, reference, 2, 0, 200, name);
         assertTrue(name + " ran no queries", r.queries() > 0);
         assertTrue(r.p99Micros() >= r.p50Micros());
+        assertOnCoreWithinWallTime(r);
         CacheUse use = probe.done();
         assertEquals(name, name.equals("dir-cached"), use != null);
         if (use != null) {
@@ -146,6 +147,28 @@ public class LuceneLogicTest {
       }
     }
     assertThrows(IllegalArgumentException.class, () -> StrategyRegistry.openDirectory("dir-cached", index));
+    // Time a query thread spends off its core (here asleep between queries) is in its wall time and
+    // not in its CPU time.
+    try (org.apache.lucene.store.Directory d = StrategyRegistry.openDirectory("dir-mmap", index);
+        org.apache.lucene.index.DirectoryReader reader = org.apache.lucene.index.DirectoryReader.open(d)) {
+      java.util.concurrent.atomic.AtomicInteger asked = new java.util.concurrent.atomic.AtomicInteger();
+      QueryRun.Result r = QueryRun.run(new org.apache.lucene.search.IndexSearcher(reader), mix, reference, 2, 0, () -> {
+        try {
+          Thread.sleep(100);
+        } catch (InterruptedException e) {
+          throw new AssertionError(e);
+        }
+        return asked.incrementAndGet() <= 6;
+      }, "dir-mmap", null);
+      assertEquals(6, r.queries());
+      assertOnCoreWithinWallTime(r);
+      // 8 sleeps of 100 ms in all: 6 before the queries, one before each thread's last look.
+      assertTrue("8 sleeps of 100 ms: " + r.threadNanos() + " ns", r.threadNanos() >= 800_000_000L);
+      if (r.threadCpuNanos() >= 0) {
+        assertTrue("CPU " + r.threadCpuNanos() + " ns of " + r.threadNanos() + " ns mostly asleep",
+            r.threadCpuNanos() < r.threadNanos() / 2);
+      }
+    }
     long[] wrong = reference.clone();
     wrong[3] ^= 1;
     try (org.apache.lucene.store.Directory d = StrategyRegistry.openDirectory("dir-pread", index);
@@ -156,6 +179,22 @@ public class LuceneLogicTest {
       assertTrue(String.valueOf(e.getCause()), String.valueOf(e.getCause()).contains("query 3"));
     }
   }
+  /**
+   * The query threads' CPU time is measured where this JVM can (HotSpot on Linux can: -1 fails
+   * there), and no thread spends more time on a core than it ran.
+   */
+  private static void assertOnCoreWithinWallTime(QueryRun.Result r) {
+    boolean supported = java.lang.management.ManagementFactory.getThreadMXBean().isCurrentThreadCpuTimeSupported();
+    if (!supported) {
+      assertEquals(-1, r.threadCpuNanos());
+      return;
+    }
+    assertTrue("query threads' CPU time " + r.threadCpuNanos(), r.threadCpuNanos() > 0);
+    // The CPU clock of a thread advances in the scheduler's ticks: a little slack over the wall time.
+    assertTrue(r.threadCpuNanos() + " ns on a core in " + r.threadNanos() + " ns",
+        r.threadCpuNanos() <= r.threadNanos() + 20_000_000L);
+  }
+
   @Test
   public void aRecipeThatIsNotAQueryFailsNamingIt() {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
