@@ -266,14 +266,17 @@ public class TestAdaptiveInputs extends LuceneTestCase {
         IndexInput in = d.openInput("f", IOContext.DEFAULT)) {
       org.apache.lucene.store.ByteArrayDataInput want = new org.apache.lucene.store.ByteArrayDataInput(content);
       IndexInput read = r.nextBoolean() ? in : in.slice("s", 0, content.length);
-      while (content.length - want.getPosition() >= 9) {
+      // A number of reads rather than one pass: a seek ahead near the end must not end the test
+      // before every path was read.
+      for (int op = 0; op < 300; op++) {
         if (r.nextInt(3) == 0) {
           IndexInput other = in.clone(); // switches the path
           int at = r.nextInt(content.length);
           other.seek(at);
           assertEquals(content[at], other.readByte());
         }
-        if (r.nextInt(50) == 0) { // back or ahead: what the buffer holds is of another position
+        // back or ahead (what the buffer holds is of another position), or back at the end
+        if (r.nextInt(50) == 0 || content.length - want.getPosition() < 9) {
           int at = r.nextInt(content.length - 9);
           want.setPosition(at);
           read.seek(at);
