@@ -408,7 +408,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
   @Override
   public byte readByte() throws IOException {
     long p = pos;
-    byte b = readByteAt(p, true);
+    byte b = readByteSeq(p);
     pos = p + 1;
     return b;
   }
@@ -416,7 +416,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
   @Override
   public short readShort() throws IOException {
     long p = pos;
-    short v = readShortAt(p, true);
+    short v = readShortSeq(p);
     pos = p + Short.BYTES;
     return v;
   }
@@ -424,7 +424,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
   @Override
   public int readInt() throws IOException {
     long p = pos;
-    int v = readIntAt(p, true);
+    int v = readIntSeq(p);
     pos = p + Integer.BYTES;
     return v;
   }
@@ -432,7 +432,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
   @Override
   public long readLong() throws IOException {
     long p = pos;
-    long v = readLongAt(p, true);
+    long v = readLongSeq(p);
     pos = p + Long.BYTES;
     return v;
   }
@@ -452,7 +452,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
   @Override
   public void readBytes(byte[] b, int off, int len) throws IOException {
     long p = pos;
-    readBytesAt(p, b, off, len, true);
+    readBytesSeq(p, b, off, len);
     pos = p + len;
   }
 
@@ -517,36 +517,43 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
 
   @Override
   public byte readByte(long p) throws IOException {
-    return readByteAt(p, false);
+    return readByteAt(p);
   }
 
   @Override
   public short readShort(long p) throws IOException {
-    return readShortAt(p, false);
+    return readShortAt(p);
   }
 
   @Override
   public int readInt(long p) throws IOException {
-    return readIntAt(p, false);
+    return readIntAt(p);
   }
 
   @Override
   public long readLong(long p) throws IOException {
-    return readLongAt(p, false);
+    return readLongAt(p);
   }
 
   @Override
   public void readBytes(long p, byte[] b, int off, int len) throws IOException {
-    readBytesAt(p, b, off, len, false);
+    readBytesAt(p, b, off, len);
   }
 
-  private void readBytesAt(long p, byte[] b, int off, int len, boolean sequential) throws IOException {
+  /**
+   * A sequential read. The sequential reads and the positional ones each have a method of their
+   * own, though the two share their paths: C2 inlines a call of more than a few bytecodes only
+   * where its caller's profile shows it hot, and the look in {@link #buf} is part of sequential
+   * reads only. In a method that both kinds called, C2 left that look a call, in LZ4's token loop
+   * too, the hottest loop on the block cache.
+   */
+  private void readBytesSeq(long p, byte[] b, int off, int len) throws IOException {
     if (CompiledPath.get() == AdaptiveFile.MAPPED) {
       if (file.readPath == AdaptiveFile.MAPPED) {
         mappedBytes(p, b, off, len);
         return;
       }
-    } else if (sequential && len > 0) {
+    } else if (len > 0) {
       int i = inCopy(p, len);
       if (i >= 0) {
         java.util.Objects.checkFromIndexSize(off, len, b.length);
@@ -554,7 +561,16 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
         return;
       }
     }
-    readBytesAnyPath(p, b, off, len, sequential);
+    readBytesAnyPath(p, b, off, len, true);
+  }
+
+  /** A positional read; see {@link #readBytesSeq}. */
+  private void readBytesAt(long p, byte[] b, int off, int len) throws IOException {
+    if (CompiledPath.get() == AdaptiveFile.MAPPED && file.readPath == AdaptiveFile.MAPPED) {
+      mappedBytes(p, b, off, len);
+      return;
+    }
+    readBytesAnyPath(p, b, off, len, false);
   }
 
   private void mappedBytes(long p, byte[] b, int off, int len) throws IOException {
@@ -587,18 +603,27 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
     }
   }
 
-  private byte readByteAt(long p, boolean sequential) throws IOException {
+  /** A sequential read; see {@link #readBytesSeq}. */
+  private byte readByteSeq(long p) throws IOException {
     if (CompiledPath.get() == AdaptiveFile.MAPPED) {
       if (file.readPath == AdaptiveFile.MAPPED) {
         return mappedByte(p);
       }
-    } else if (sequential) {
+    } else {
       int i = inCopy(p, 1);
       if (i >= 0) {
         return buf[i];
       }
     }
-    return readByteAnyPath(p, sequential);
+    return readByteAnyPath(p, true);
+  }
+
+  /** A positional read; see {@link #readBytesSeq}. */
+  private byte readByteAt(long p) throws IOException {
+    if (CompiledPath.get() == AdaptiveFile.MAPPED && file.readPath == AdaptiveFile.MAPPED) {
+      return mappedByte(p);
+    }
+    return readByteAnyPath(p, false);
   }
 
   private byte mappedByte(long p) throws IOException {
@@ -628,18 +653,27 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
     return (byte) readOther(K_BYTE, p, null, 0, 1);
   }
 
-  private short readShortAt(long p, boolean sequential) throws IOException {
+  /** A sequential read; see {@link #readBytesSeq}. */
+  private short readShortSeq(long p) throws IOException {
     if (CompiledPath.get() == AdaptiveFile.MAPPED) {
       if (file.readPath == AdaptiveFile.MAPPED) {
         return mappedShort(p);
       }
-    } else if (sequential) {
+    } else {
       int i = inCopy(p, Short.BYTES);
       if (i >= 0) {
         return (short) BitUtil.VH_LE_SHORT.get(buf, i);
       }
     }
-    return readShortAnyPath(p, sequential);
+    return readShortAnyPath(p, true);
+  }
+
+  /** A positional read; see {@link #readBytesSeq}. */
+  private short readShortAt(long p) throws IOException {
+    if (CompiledPath.get() == AdaptiveFile.MAPPED && file.readPath == AdaptiveFile.MAPPED) {
+      return mappedShort(p);
+    }
+    return readShortAnyPath(p, false);
   }
 
   private short mappedShort(long p) throws IOException {
@@ -669,18 +703,27 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
     return (short) readOther(K_SHORT, p, null, 0, 1);
   }
 
-  private int readIntAt(long p, boolean sequential) throws IOException {
+  /** A sequential read; see {@link #readBytesSeq}. */
+  private int readIntSeq(long p) throws IOException {
     if (CompiledPath.get() == AdaptiveFile.MAPPED) {
       if (file.readPath == AdaptiveFile.MAPPED) {
         return mappedInt(p);
       }
-    } else if (sequential) {
+    } else {
       int i = inCopy(p, Integer.BYTES);
       if (i >= 0) {
         return (int) BitUtil.VH_LE_INT.get(buf, i);
       }
     }
-    return readIntAnyPath(p, sequential);
+    return readIntAnyPath(p, true);
+  }
+
+  /** A positional read; see {@link #readBytesSeq}. */
+  private int readIntAt(long p) throws IOException {
+    if (CompiledPath.get() == AdaptiveFile.MAPPED && file.readPath == AdaptiveFile.MAPPED) {
+      return mappedInt(p);
+    }
+    return readIntAnyPath(p, false);
   }
 
   private int mappedInt(long p) throws IOException {
@@ -710,18 +753,27 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
     return (int) readOther(K_INT, p, null, 0, 1);
   }
 
-  private long readLongAt(long p, boolean sequential) throws IOException {
+  /** A sequential read; see {@link #readBytesSeq}. */
+  private long readLongSeq(long p) throws IOException {
     if (CompiledPath.get() == AdaptiveFile.MAPPED) {
       if (file.readPath == AdaptiveFile.MAPPED) {
         return mappedLong(p);
       }
-    } else if (sequential) {
+    } else {
       int i = inCopy(p, Long.BYTES);
       if (i >= 0) {
         return (long) BitUtil.VH_LE_LONG.get(buf, i);
       }
     }
-    return readLongAnyPath(p, sequential);
+    return readLongAnyPath(p, true);
+  }
+
+  /** A positional read; see {@link #readBytesSeq}. */
+  private long readLongAt(long p) throws IOException {
+    if (CompiledPath.get() == AdaptiveFile.MAPPED && file.readPath == AdaptiveFile.MAPPED) {
+      return mappedLong(p);
+    }
+    return readLongAnyPath(p, false);
   }
 
   private long mappedLong(long p) throws IOException {
