@@ -168,7 +168,9 @@ public final class LuceneBench {
     if (noThrottle.isPresent()) {
       r.skipped.add("lucene throttled: " + noThrottle.get());
     }
-    Path neighbourFile = o.dataDir.resolve("neighbour-" + Format.bytes(o.neighbourFileBytes).replace(" ", "") + ".dat");
+    // The raw section's data file when it has the size asked for (the default run's and --full's):
+    // one file written, not two.
+    Path neighbourFile = o.dataDir.resolve("random-read-" + Format.bytes(o.neighbourFileBytes).replace(" ", "") + ".dat");
     if (o.neighbour && noCgroup.isEmpty()) {
       step.accept("lucene: the neighbour's file");
       DataFile.ensure(neighbourFile, o.neighbourFileBytes);
