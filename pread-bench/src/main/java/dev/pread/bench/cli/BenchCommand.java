@@ -656,7 +656,7 @@ final class BenchCommand implements Callable<Integer> {
   }
 
   private Path dataFile(long size) {
-    return dir.resolve("random-read-" + Format.bytes(size).replace(" ", "") + ".dat");
+    return dev.pread.bench.jmh.BenchFiles.dataFile(dir, size);
   }
 
   private void runWarm(Results r, Path file, long size, int[] sizes, List<Integer> warmThreads, int warmRounds,

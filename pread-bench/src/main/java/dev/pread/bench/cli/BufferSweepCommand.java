@@ -52,7 +52,7 @@ final class BufferSweepCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     long size = Format.parseBytes(fileSize);
-    Path file = dir.resolve("random-read-" + Format.bytes(size).replace(" ", "") + ".dat");
+    Path file = dev.pread.bench.jmh.BenchFiles.dataFile(dir, size);
     DataFile.ensure(file, size);
     Path folder = file.toAbsolutePath().getParent();
     List<Candidate> candidates = new ArrayList<>();

@@ -170,7 +170,7 @@ public final class LuceneBench {
     }
     // The raw section's data file when it has the size asked for (the default run's and --full's):
     // one file written, not two.
-    Path neighbourFile = o.dataDir.resolve("random-read-" + Format.bytes(o.neighbourFileBytes).replace(" ", "") + ".dat");
+    Path neighbourFile = dev.pread.bench.jmh.BenchFiles.dataFile(o.dataDir, o.neighbourFileBytes);
     if (o.neighbour && noCgroup.isEmpty()) {
       step.accept("lucene: the neighbour's file");
       DataFile.ensure(neighbourFile, o.neighbourFileBytes);
