@@ -6,6 +6,7 @@ import dev.pread.bench.pressure.CacheControl;
 import dev.pread.bench.pressure.DirtyLimit;
 import dev.pread.bench.pressure.IoThrottle;
 import dev.pread.bench.pressure.JvmFlags;
+import dev.pread.bench.pressure.LiveWorker;
 import dev.pread.bench.pressure.MemoryCgroup;
 import dev.pread.bench.pressure.MemoryCheck;
 import dev.pread.bench.pressure.WorkerProcess;
@@ -178,15 +179,19 @@ public final class LuceneBench {
     List<String> regimes = new ArrayList<>();
     if (o.warm) {
       regimes.add("warm");
-      r.regimes.put("lucene warm", String.format(Locale.ROOT, "every index file is read right before each cell"
-          + " (dir-cached: through the Directory into its block cache, which holds the whole index; no other"
-          + " Directory, dir-adaptive included, gets more than the page cache);"
-          + " 0.5 s of queries as warm-up, then %.1f s measured; %d round(s), Directories rotated", o.warmSeconds,
-          o.warmRounds));
+      r.regimes.put("lucene warm", String.format(Locale.ROOT, "a worker JVM per Directory stays up for the"
+          + " regime; the workers compile one after another, then their cells interleave: per round and thread"
+          + " count each Directory in turn (order rotated by round) runs the same queries. Every index file is"
+          + " read right before each cell (dir-cached: through the Directory into its block cache, which holds"
+          + " the whole index; no other Directory, dir-adaptive included, gets more than the page cache);"
+          + " %.1f s of queries as warm-up, then %.1f s measured; %d rounds, the headline the median of"
+          + " per-round ratios", QueryWorkerCommand.WARM_UP_MILLIS / 1000.0, o.warmSeconds, o.warmRounds));
     }
     if (o.cold) {
       regimes.add("cold");
-      r.regimes.put("lucene cold", String.format(Locale.ROOT, "the page cache is dropped by %s before each cell;"
+      r.regimes.put("lucene cold", String.format(Locale.ROOT, "a worker JVM per Directory stays up for the"
+          + " regime and compiles first (as warm); then per thread count each Directory in turn runs a cell."
+          + " The page cache is dropped by %s before each cell;"
           + " the Directory and reader open after the drop, and the first %.1f s from the open are measured: the"
           + " open's time and reads count, and the queries run for the rest of the window",
           CacheControl.method(), o.coldSeconds));
@@ -216,6 +221,10 @@ public final class LuceneBench {
         case "pressure" -> o.pressureRounds;
         default -> 1;
       };
+      if (regime.equals("warm") || regime.equals("cold")) {
+        runInterleaved(r, o, regime, rounds, name -> spec(o, regime, name, index, indexBytes, budget, mix, reference), step);
+        continue;
+      }
       boolean limited = !regime.equals("warm") && !regime.equals("cold");
 
       List<String> dirs = o.directoriesOf(regime);
@@ -230,32 +239,8 @@ public final class LuceneBench {
             String name = dirs.get((k + round) % dirs.size());
             // Regimes other than restart measure a Directory without a hot-set record of an earlier worker.
             deleteHotSet(index);
-            QueryWorkerCommand.Spec spec = new QueryWorkerCommand.Spec();
-            spec.index = index.toAbsolutePath().toString();
-            spec.regime = regime;
-            spec.directory = name;
-            spec.threads = threads;
-            spec.seconds = switch (regime) {
-              case "warm" -> o.warmSeconds;
-              case "cold" -> o.coldSeconds;
-              default -> o.pressureSeconds;
-            };
+            QueryWorkerCommand.Spec spec = spec(o, regime, name, index, indexBytes, budget, mix, reference);
             spec.firstQuery = round * 997;
-            spec.jitWarmupSeconds = o.jitWarmupSeconds;
-            spec.warmupCapSeconds = o.pressureWarmupCapSeconds;
-            spec.warmupBytes = budget;
-            spec.pageCacheBudget = budget;
-            spec.mixRecipes = mix.recipes();
-            spec.mixFingerprint = mix.fingerprint();
-            spec.reference = reference;
-            CacheSettings cache = cacheFor(regime, indexBytes, budget, o.cacheBlockSize);
-            spec.cacheBudget = cache.budgetBytes();
-            spec.cacheBlockSize = cache.blockSize();
-            spec.cacheNoAdmission = !o.cacheAdmission;
-            spec.cacheShare = o.cachePressureShare;
-            spec.growthSeconds = o.growthSeconds;
-            spec.indexBytes = indexBytes;
-            spec.phaseSeconds = o.changingSeconds;
             spec.settleSeconds = o.changingSettleSeconds;
             if (regime.equals("merge") || regime.equals("neighbour")) {
               spec.phaseSeconds = o.disturbedBeforeSeconds;
@@ -322,34 +307,13 @@ public final class LuceneBench {
               w = WorkerProcess.run("query-worker", spec, "1g", null, LuceneBench::isProgress, step);
             }
             for (Results.QueryCell c : w.queryCells) {
-              Results.QueryCell mine = r.queryCell(regime, name, c.threads);
-              if (mine == null) {
-                mine = new Results.QueryCell(regime, name, c.threads, rounds);
-                r.queryCells.add(mine);
-              }
-              mine.qps[round] = c.qps[0];
-              mine.p50Micros[round] = c.p50Micros[0];
-              mine.p99Micros[round] = c.p99Micros[0];
-              mine.queries += c.queries;
-              mine.majorFaults = Math.max(0, mine.majorFaults) + Math.max(0, c.majorFaults);
-              mine.storageReadBytes = Math.max(0, mine.storageReadBytes) + Math.max(0, c.storageReadBytes);
-              mine.cpuUserMillis = sumKnown(mine.cpuUserMillis, c.cpuUserMillis, round);
-              mine.cpuSystemMillis = sumKnown(mine.cpuSystemMillis, c.cpuSystemMillis, round);
-              mine.queryThreadCpuMillis = sumKnown(mine.queryThreadCpuMillis, c.queryThreadCpuMillis, round);
-              mine.queryThreadMillis = sumKnown(mine.queryThreadMillis, c.queryThreadMillis, round);
-              mine.pageCacheBytes = c.pageCacheBytes;
-              if (c.deviceReads >= 0) {
-                mine.deviceReads = Math.max(0, mine.deviceReads) + c.deviceReads;
-              }
-              mine.cache = CacheUse.add(mine.cache, c.cache);
+              Results.QueryCell mine = addRound(r, regime, name, round, rounds, c);
               if (group != null && c.memory != null) {
                 MemoryCheck m = c.memory.withGroup(group);
                 m.limitBytes = w.lucene != null && w.lucene.pressureLimit > 0 ? w.lucene.pressureLimit : m.limitBytes;
                 mine.memory = MemoryCheck.worse(mine.memory, m);
                 mine.memory.requireNoOom("lucene " + regime + " " + name);
               }
-              Results.QueryCell target = mine;
-              c.meanMicrosByKind.forEach((kind, v) -> target.meanMicrosByKind.merge(kind, v / rounds, Double::sum));
               if (regime.equals("pressure") && c.pageCacheBytes >= 0) {
                 minCache = Math.min(minCache, c.pageCacheBytes);
                 maxCache = Math.max(maxCache, c.pageCacheBytes);
@@ -592,6 +556,146 @@ public final class LuceneBench {
    * The first line of a failed worker's message, with the lines the worker printed about why
    * ("changing failed: ...") and about its memory ("sizing: ..."), when it printed them.
    */
+  /** The spec of {@code name}'s worker in {@code regime}, but for what only some regimes set. */
+  private static QueryWorkerCommand.Spec spec(Options o, String regime, String name, Path index, long indexBytes,
+      long budget, QueryMix mix, long[] reference) {
+    QueryWorkerCommand.Spec spec = new QueryWorkerCommand.Spec();
+    spec.index = index.toAbsolutePath().toString();
+    spec.regime = regime;
+    spec.directory = name;
+    spec.threads = o.threadsOf(regime);
+    spec.seconds = switch (regime) {
+      case "warm" -> o.warmSeconds;
+      case "cold" -> o.coldSeconds;
+      default -> o.pressureSeconds;
+    };
+    spec.jitWarmupSeconds = o.jitWarmupSeconds;
+    spec.warmupCapSeconds = o.pressureWarmupCapSeconds;
+    spec.warmupBytes = budget;
+    spec.pageCacheBudget = budget;
+    spec.mixRecipes = mix.recipes();
+    spec.mixFingerprint = mix.fingerprint();
+    spec.reference = reference;
+    CacheSettings cache = cacheFor(regime, indexBytes, budget, o.cacheBlockSize);
+    spec.cacheBudget = cache.budgetBytes();
+    spec.cacheBlockSize = cache.blockSize();
+    spec.cacheNoAdmission = !o.cacheAdmission;
+    spec.cacheShare = o.cachePressureShare;
+    spec.growthSeconds = o.growthSeconds;
+    spec.indexBytes = indexBytes;
+    spec.phaseSeconds = o.changingSeconds;
+    return spec;
+  }
+
+  /** Adds a worker's cell {@code c} as round {@code round} of {@code name}'s cell in {@code r}, and returns that cell. */
+  private static Results.QueryCell addRound(Results r, String regime, String name, int round, int rounds,
+      Results.QueryCell c) {
+    Results.QueryCell mine = r.queryCell(regime, name, c.threads);
+    if (mine == null) {
+      mine = new Results.QueryCell(regime, name, c.threads, rounds);
+      r.queryCells.add(mine);
+    }
+    mine.qps[round] = c.qps[0];
+    mine.p50Micros[round] = c.p50Micros[0];
+    mine.p99Micros[round] = c.p99Micros[0];
+    mine.queries += c.queries;
+    mine.majorFaults = Math.max(0, mine.majorFaults) + Math.max(0, c.majorFaults);
+    mine.storageReadBytes = Math.max(0, mine.storageReadBytes) + Math.max(0, c.storageReadBytes);
+    mine.cpuUserMillis = sumKnown(mine.cpuUserMillis, c.cpuUserMillis, round);
+    mine.cpuSystemMillis = sumKnown(mine.cpuSystemMillis, c.cpuSystemMillis, round);
+    mine.queryThreadCpuMillis = sumKnown(mine.queryThreadCpuMillis, c.queryThreadCpuMillis, round);
+    mine.queryThreadMillis = sumKnown(mine.queryThreadMillis, c.queryThreadMillis, round);
+    mine.pageCacheBytes = c.pageCacheBytes;
+    if (c.deviceReads >= 0) {
+      mine.deviceReads = Math.max(0, mine.deviceReads) + c.deviceReads;
+    }
+    mine.cache = CacheUse.add(mine.cache, c.cache);
+    Results.QueryCell target = mine;
+    c.meanMicrosByKind.forEach((kind, v) -> target.meanMicrosByKind.merge(kind, v / rounds, Double::sum));
+    return mine;
+  }
+
+  /**
+   * Warm and cold, interleaved: a {@link LiveWorker} per Directory, started one after another (each
+   * compiles its query paths while the others idle), then per round, thread count and Directory
+   * (rotated by round) one cell, every Directory's cell of a round and thread count on the same
+   * queries. A Directory's cell and the best alternative's of the same round run seconds apart, not
+   * a minute, so a spell of a slow machine (this VM's neighbours) moves both. A worker that fails
+   * fails its own cells; the others go on.
+   */
+  private static void runInterleaved(Results r, Options o, String regime, int rounds,
+      java.util.function.Function<String, QueryWorkerCommand.Spec> specOf, Consumer<String> step) throws Exception {
+    List<String> dirs = o.directoriesOf(regime);
+    int[] threads = o.threadsOf(regime);
+    java.util.Map<String, LiveWorker> workers = new java.util.LinkedHashMap<>();
+    java.util.Map<String, List<int[]>> asked = new java.util.HashMap<>(); // per Directory: {round, threads} in order
+    java.util.Map<String, String> failed = new java.util.LinkedHashMap<>();
+    try {
+      for (String name : dirs) {
+        QueryWorkerCommand.Spec spec = specOf.apply(name);
+        deleteHotSet(Path.of(spec.index));
+        try {
+          workers.put(name, LiveWorker.start("query-worker", spec, "1g", LuceneBench::isProgress, step));
+          asked.put(name, new ArrayList<>());
+        } catch (IllegalStateException e) {
+          failed.put(name, failureReason(e));
+        }
+      }
+      for (int round = 0; round < rounds; round++) {
+        for (int ti = 0; ti < threads.length; ti++) {
+          for (int k = 0; k < dirs.size(); k++) {
+            String name = dirs.get((k + round) % dirs.size());
+            LiveWorker w = workers.get(name);
+            if (w == null) {
+              continue;
+            }
+            try {
+              w.cell(threads[ti], round * 997 + ti * 101);
+              asked.get(name).add(new int[] {round, threads[ti]});
+            } catch (IllegalStateException e) {
+              failed.put(name, failureReason(e));
+              workers.remove(name).close();
+            }
+          }
+        }
+      }
+      for (var e : workers.entrySet()) {
+        String name = e.getKey();
+        List<int[]> cells = asked.get(name);
+        try {
+          Results w = e.getValue().finish();
+          if (w.queryCells.size() != cells.size()) {
+            throw new IllegalStateException("the worker measured " + w.queryCells.size() + " cells, asked for " + cells.size());
+          }
+          for (int i = 0; i < cells.size(); i++) {
+            Results.QueryCell c = w.queryCells.get(i);
+            if (c.threads != cells.get(i)[1]) {
+              throw new IllegalStateException("cell " + i + " ran " + c.threads + " threads, asked for " + cells.get(i)[1]);
+            }
+            addRound(r, regime, name, cells.get(i)[0], rounds, c);
+          }
+        } catch (IllegalStateException | IOException ex) {
+          failed.put(name, failureReason(ex));
+        }
+      }
+    } finally {
+      for (LiveWorker w : workers.values()) {
+        w.close();
+      }
+    }
+    for (var e : failed.entrySet()) {
+      String name = e.getKey();
+      step.accept("lucene " + regime + " " + name + " FAILED: " + e.getValue());
+      r.skipped.add("lucene " + regime + ", " + name + ": FAILED, the run went on: " + e.getValue());
+      r.queryCells.removeIf(c -> c.regime.equals(regime) && c.directory.equals(name));
+      for (int t : threads) {
+        Results.QueryCell cell = new Results.QueryCell(regime, name, t, rounds);
+        cell.failure = e.getValue();
+        r.queryCells.add(cell);
+      }
+    }
+  }
+
   static String failureReason(Exception e) {
     String msg = String.valueOf(e.getMessage());
     StringBuilder sb = new StringBuilder(msg.lines().findFirst().orElse(msg).replaceFirst(":$", ""));

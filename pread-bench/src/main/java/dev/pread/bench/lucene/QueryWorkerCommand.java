@@ -7,6 +7,7 @@ import dev.pread.bench.cache.CacheUse;
 import dev.pread.bench.cache.CachedDirectories;
 import dev.pread.bench.pressure.GroupSampler;
 import dev.pread.bench.pressure.IoThrottle;
+import dev.pread.bench.pressure.LiveWorker;
 import dev.pread.bench.pressure.MemoryCgroup;
 import dev.pread.bench.pressure.MemoryCheck;
 import dev.pread.bench.pressure.ProcStats;
@@ -35,9 +36,12 @@ import picocli.CommandLine.Mixin;
  * checks it is the parent's, by fingerprint), compiles its query paths, then runs its regime:
  *
  * <ul>
- *   <li>warm: reads every index file (dir-cached: through the Directory, into its cache), 0.5 s of
- *       queries, then measures each thread count;
- *   <li>cold: per thread count, drops the page cache, reopens, measures the first seconds;
+ *   <li>warm, a live worker ({@link LiveWorker}): opens the Directory, says it is ready, and for each
+ *       cell the parent asks for reads every index file (dir-cached: through the Directory, into its
+ *       cache), runs 0.2 s of queries and measures the cell; the parent interleaves the Directories'
+ *       workers;
+ *   <li>cold, a live worker: for each cell the parent asks for, drops the page cache, opens the
+ *       Directory and measures the first seconds;
  *   <li>pressure (started in a memory cgroup): evicts the index, sets the group's limit to its own
  *       footprint plus the page-cache budget, reopens, runs queries untimed until the budget's worth
  *       was read from storage (the group is then at its limit), sets the limit again to the median
@@ -152,12 +156,17 @@ public final class QueryWorkerCommand implements Callable<Integer> {
       case "warm" -> {
         try (Directory d = StrategyRegistry.openDirectory(name, index, spec.cache()); DirectoryReader reader = DirectoryReader.open(d)) {
           IndexSearcher searcher = new IndexSearcher(reader);
-          for (int t : spec.threads) {
+          LuceneBench.warmFiles(index);
+          CachedDirectories.preload(d);
+          QueryRun.run(searcher, mix, spec.reference, 1, first, 500, name);
+          serve(command -> {
+            // Every index file read again right before the cell (this VM evicts idle page cache), and
+            // a short warm-up: the JVM idled while the other Directories' workers measured.
             LuceneBench.warmFiles(index);
             CachedDirectories.preload(d);
-            QueryRun.run(searcher, mix, spec.reference, t, first, 500, name);
-            first = measure(r, spec, d, searcher, mix, t, first + 101);
-          }
+            QueryRun.run(searcher, mix, spec.reference, command.threads(), command.first(), WARM_UP_MILLIS, name);
+            measure(r, spec, d, searcher, mix, command.threads(), command.first());
+          });
         }
       }
       case "restart-serve" -> {
@@ -176,17 +185,15 @@ public final class QueryWorkerCommand implements Callable<Integer> {
         }
         r.queryCells.forEach(c -> c.regime = "restart warm");
       }
-      case "cold" -> {
-        for (int t : spec.threads) {
-          LuceneBench.evict(index);
-          LuceneBench.deleteHotSet(index); // the last thread count's Directory's
-          // The window starts before the open: what a Directory reads while it opens is cold-start time.
-          Window window = Window.start();
-          try (Directory d = StrategyRegistry.openDirectory(name, index, spec.cache()); DirectoryReader reader = DirectoryReader.open(d)) {
-            measure(r, spec, d, new IndexSearcher(reader), mix, t, first, window);
-          }
+      case "cold" -> serve(command -> {
+        LuceneBench.evict(index);
+        LuceneBench.deleteHotSet(index); // the last cell's Directory's
+        // The window starts before the open: what a Directory reads while it opens is cold-start time.
+        Window window = Window.start();
+        try (Directory d = StrategyRegistry.openDirectory(name, index, spec.cache()); DirectoryReader reader = DirectoryReader.open(d)) {
+          measure(r, spec, d, new IndexSearcher(reader), mix, command.threads(), command.first(), window);
         }
-      }
+      });
       case "pressure", "throttled", "merge", "neighbour" -> {
         CacheSizing.Growth growth = measuresSlack(spec) ? CacheSizing.growth(index, mix, spec) : null;
         LuceneBench.evict(index);
@@ -273,6 +280,41 @@ public final class QueryWorkerCommand implements Callable<Integer> {
     }
     files.writeResults(r);
     return 0;
+  }
+
+  /** Milliseconds of queries right before each warm cell, after the worker idled. */
+  static final long WARM_UP_MILLIS = 200;
+
+  /** One cell the parent asks a live worker for: a thread count and the mix's first query. */
+  record Cell(int threads, int first) {}
+
+  /** What a live worker does for one cell. */
+  @FunctionalInterface
+  interface CellRun {
+    void run(Cell cell) throws Exception;
+  }
+
+  /**
+   * The live worker's loop ({@link LiveWorker}): says it is ready, then runs each cell the parent
+   * asks for on standard input ({@code cell <threads> <first query>}) and says when it is done,
+   * until the parent says {@code quit} or closes the stream. The parent asks one worker at a time,
+   * so the Directories' cells interleave in time while each keeps its own JVM.
+   */
+  private static void serve(CellRun run) throws Exception {
+    System.out.println(LiveWorker.READY);
+    System.out.flush();
+    java.io.BufferedReader in = new java.io.BufferedReader(
+        new java.io.InputStreamReader(System.in, java.nio.charset.StandardCharsets.UTF_8));
+    String line;
+    while ((line = in.readLine()) != null && !line.equals(LiveWorker.QUIT)) {
+      String[] words = line.trim().split(" ");
+      if (words.length != 3 || !words[0].equals(LiveWorker.CELL)) {
+        throw new IllegalArgumentException("live worker: unknown command '" + line + "'");
+      }
+      run.run(new Cell(Integer.parseInt(words[1]), Integer.parseInt(words[2])));
+      System.out.println(LiveWorker.DONE);
+      System.out.flush();
+    }
   }
 
   /**

@@ -32,7 +32,7 @@ public final class WorkerProcess {
 
   private WorkerProcess() {}
 
-  private static synchronized void appendToWorkerLog(String command, List<String> log) throws IOException {
+  static synchronized void appendToWorkerLog(String command, List<String> log) throws IOException {
     String file = System.getenv(LOG_VARIABLE);
     if (file == null || file.isBlank()) {
       return;
