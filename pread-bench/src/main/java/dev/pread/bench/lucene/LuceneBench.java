@@ -180,8 +180,8 @@ public final class LuceneBench {
     if (o.warm) {
       regimes.add("warm");
       r.regimes.put("lucene warm", String.format(Locale.ROOT, "a worker JVM per Directory stays up for the"
-          + " regime; the workers compile one after another, then their cells interleave: per round and thread"
-          + " count each Directory in turn (order rotated by round) runs the same queries. Every index file is"
+          + " warm and cold regimes; the workers compile one after another, then their cells interleave: per round"
+          + " and thread count each Directory in turn (order rotated by round) runs the same queries. Every index file is"
           + " read right before each cell (dir-cached: through the Directory into its block cache, which holds"
           + " the whole index; no other Directory, dir-adaptive included, gets more than the page cache);"
           + " %.1f s of queries as warm-up, then %.1f s measured; %d rounds, the headline the median of"
@@ -189,8 +189,8 @@ public final class LuceneBench {
     }
     if (o.cold) {
       regimes.add("cold");
-      r.regimes.put("lucene cold", String.format(Locale.ROOT, "a worker JVM per Directory stays up for the"
-          + " regime and compiles first (as warm); then per thread count each Directory in turn runs a cell."
+      r.regimes.put("lucene cold", String.format(Locale.ROOT, "the warm regime's workers (compiled) run the"
+          + " cold cells after every worker closed its warm Directory: per thread count each Directory in turn."
           + " The page cache is dropped by %s before each cell;"
           + " the Directory and reader open after the drop, and the first %.1f s from the open are measured: the"
           + " open's time and reads count, and the queries run for the rest of the window",
@@ -211,6 +211,15 @@ public final class LuceneBench {
     if (o.neighbour && noCgroup.isEmpty()) {
       regimes.add("neighbour");
     }
+    List<String> live = regimes.stream().filter(x -> x.equals("warm") || x.equals("cold")).toList();
+    if (!live.isEmpty()) {
+      runInterleaved(r, o, live, name -> {
+        QueryWorkerCommand.Spec spec = spec(o, "warm", name, index, indexBytes, budget, mix, reference);
+        spec.regime = QueryWorkerCommand.LIVE;
+        spec.coldSeconds = o.coldSeconds;
+        return spec;
+      }, step);
+    }
     long hits = 0;
     long minCache = Long.MAX_VALUE;
     long maxCache = 0;
@@ -222,8 +231,7 @@ public final class LuceneBench {
         default -> 1;
       };
       if (regime.equals("warm") || regime.equals("cold")) {
-        runInterleaved(r, o, regime, rounds, name -> spec(o, regime, name, index, indexBytes, budget, mix, reference), step);
-        continue;
+        continue; // above, interleaved
       }
       boolean limited = !regime.equals("warm") && !regime.equals("cold");
 
@@ -616,19 +624,22 @@ public final class LuceneBench {
   }
 
   /**
-   * Warm and cold, interleaved: a {@link LiveWorker} per Directory, started one after another (each
-   * compiles its query paths while the others idle), then per round, thread count and Directory
-   * (rotated by round) one cell, every Directory's cell of a round and thread count on the same
-   * queries. A Directory's cell and the best alternative's of the same round run seconds apart, not
-   * a minute, so a spell of a slow machine (this VM's neighbours) moves both. A worker that fails
-   * fails its own cells; the others go on.
+   * Warm and cold, interleaved: a {@link LiveWorker} per Directory serves both regimes. The workers
+   * start one after another (each compiles its query paths while the others idle); then per round,
+   * thread count and Directory (rotated by round) one warm cell, every Directory's cell of a round
+   * and thread count on the same queries; then every worker closes its warm Directory (a page any
+   * process maps stays resident through drop_caches) and each runs its cold cells in turn. A
+   * Directory's cell and the best alternative's of the same round run seconds apart, not a minute,
+   * so a spell of a slow machine (this VM's neighbours) moves both. A worker that fails fails its
+   * own cells; the others go on.
    */
-  private static void runInterleaved(Results r, Options o, String regime, int rounds,
+  private static void runInterleaved(Results r, Options o, List<String> regimes,
       java.util.function.Function<String, QueryWorkerCommand.Spec> specOf, Consumer<String> step) throws Exception {
-    List<String> dirs = o.directoriesOf(regime);
-    int[] threads = o.threadsOf(regime);
+    List<String> dirs = o.directories;
+    int[] threads = o.threads;
     java.util.Map<String, LiveWorker> workers = new java.util.LinkedHashMap<>();
-    java.util.Map<String, List<int[]>> asked = new java.util.HashMap<>(); // per Directory: {round, threads} in order
+    record Asked(String regime, int round, int threads) {}
+    java.util.Map<String, List<Asked>> asked = new java.util.HashMap<>();
     java.util.Map<String, String> failed = new java.util.LinkedHashMap<>();
     try {
       for (String name : dirs) {
@@ -641,27 +652,42 @@ public final class LuceneBench {
           failed.put(name, failureReason(e));
         }
       }
-      for (int round = 0; round < rounds; round++) {
-        for (int ti = 0; ti < threads.length; ti++) {
-          for (int k = 0; k < dirs.size(); k++) {
-            String name = dirs.get((k + round) % dirs.size());
-            LiveWorker w = workers.get(name);
-            if (w == null) {
-              continue;
-            }
+      for (String regime : regimes) {
+        int rounds = regime.equals("warm") ? o.warmRounds : 1;
+        if (regime.equals("cold")) {
+          for (String name : List.copyOf(workers.keySet())) {
             try {
-              w.cell(threads[ti], round * 997 + ti * 101);
-              asked.get(name).add(new int[] {round, threads[ti]});
+              workers.get(name).cell(QueryWorkerCommand.RELEASE, 0, 0);
             } catch (IllegalStateException e) {
               failed.put(name, failureReason(e));
               workers.remove(name).close();
             }
           }
         }
+        String quiet = dev.pread.bench.pressure.MachineQuiet.await(0.10, 250, 10_000);
+        r.regimes.computeIfPresent("lucene " + regime, (k, v) -> v + "; " + quiet);
+        for (int round = 0; round < rounds; round++) {
+          for (int ti = 0; ti < threads.length; ti++) {
+            for (int k = 0; k < dirs.size(); k++) {
+              String name = dirs.get((k + round) % dirs.size());
+              LiveWorker w = workers.get(name);
+              if (w == null) {
+                continue;
+              }
+              try {
+                w.cell(regime, threads[ti], round * 997 + ti * 101);
+                asked.get(name).add(new Asked(regime, round, threads[ti]));
+              } catch (IllegalStateException e) {
+                failed.put(name, failureReason(e));
+                workers.remove(name).close();
+              }
+            }
+          }
+        }
       }
       for (var e : workers.entrySet()) {
         String name = e.getKey();
-        List<int[]> cells = asked.get(name);
+        List<Asked> cells = asked.get(name);
         try {
           Results w = e.getValue().finish();
           if (w.queryCells.size() != cells.size()) {
@@ -669,10 +695,12 @@ public final class LuceneBench {
           }
           for (int i = 0; i < cells.size(); i++) {
             Results.QueryCell c = w.queryCells.get(i);
-            if (c.threads != cells.get(i)[1]) {
-              throw new IllegalStateException("cell " + i + " ran " + c.threads + " threads, asked for " + cells.get(i)[1]);
+            Asked want = cells.get(i);
+            if (c.threads != want.threads() || !c.regime.equals(want.regime())) {
+              throw new IllegalStateException("cell " + i + " ran " + c.regime + " at " + c.threads + " threads, asked for "
+                  + want.regime() + " at " + want.threads());
             }
-            addRound(r, regime, name, cells.get(i)[0], rounds, c);
+            addRound(r, want.regime(), name, want.round(), want.regime().equals("warm") ? o.warmRounds : 1, c);
           }
         } catch (IllegalStateException | IOException ex) {
           failed.put(name, failureReason(ex));
@@ -685,13 +713,15 @@ public final class LuceneBench {
     }
     for (var e : failed.entrySet()) {
       String name = e.getKey();
-      step.accept("lucene " + regime + " " + name + " FAILED: " + e.getValue());
-      r.skipped.add("lucene " + regime + ", " + name + ": FAILED, the run went on: " + e.getValue());
-      r.queryCells.removeIf(c -> c.regime.equals(regime) && c.directory.equals(name));
-      for (int t : threads) {
-        Results.QueryCell cell = new Results.QueryCell(regime, name, t, rounds);
-        cell.failure = e.getValue();
-        r.queryCells.add(cell);
+      for (String regime : regimes) {
+        step.accept("lucene " + regime + " " + name + " FAILED: " + e.getValue());
+        r.skipped.add("lucene " + regime + ", " + name + ": FAILED, the run went on: " + e.getValue());
+        r.queryCells.removeIf(c -> c.regime.equals(regime) && c.directory.equals(name));
+        for (int t : threads) {
+          Results.QueryCell cell = new Results.QueryCell(regime, name, t, regime.equals("warm") ? o.warmRounds : 1);
+          cell.failure = e.getValue();
+          r.queryCells.add(cell);
+        }
       }
     }
   }

@@ -36,12 +36,12 @@ import picocli.CommandLine.Mixin;
  * checks it is the parent's, by fingerprint), compiles its query paths, then runs its regime:
  *
  * <ul>
- *   <li>warm, a live worker ({@link LiveWorker}): opens the Directory, says it is ready, and for each
- *       cell the parent asks for reads every index file (dir-cached: through the Directory, into its
- *       cache), runs 0.2 s of queries and measures the cell; the parent interleaves the Directories'
- *       workers;
- *   <li>cold, a live worker: for each cell the parent asks for, drops the page cache, opens the
- *       Directory and measures the first seconds;
+ *   <li>live ({@link LiveWorker}): says it is ready and runs the warm and cold cells the parent asks
+ *       for, which interleaves the Directories' workers. Warm: the first cell opens the Directory;
+ *       each reads every index file (dir-cached: through the Directory, into its cache), runs 0.2 s
+ *       of queries and measures. Before the cold cells the parent has every worker close its warm
+ *       Directory; each cold cell drops the page cache, opens the Directory and measures the first
+ *       seconds;
  *   <li>pressure (started in a memory cgroup): evicts the index, sets the group's limit to its own
  *       footprint plus the page-cache budget, reopens, runs queries untimed until the budget's worth
  *       was read from storage (the group is then at its limit), sets the limit again to the median
@@ -70,6 +70,8 @@ public final class QueryWorkerCommand implements Callable<Integer> {
     String directory;
     int[] threads;
     double seconds;
+    /** A live worker's cold cells: the seconds measured from the open. */
+    double coldSeconds;
     int firstQuery;
     double jitWarmupSeconds;
     double warmupCapSeconds;
@@ -153,22 +155,6 @@ public final class QueryWorkerCommand implements Callable<Integer> {
     r.lucene = new Results.Lucene();
     int first = spec.firstQuery;
     switch (spec.regime) {
-      case "warm" -> {
-        try (Directory d = StrategyRegistry.openDirectory(name, index, spec.cache()); DirectoryReader reader = DirectoryReader.open(d)) {
-          IndexSearcher searcher = new IndexSearcher(reader);
-          LuceneBench.warmFiles(index);
-          CachedDirectories.preload(d);
-          QueryRun.run(searcher, mix, spec.reference, 1, first, 500, name);
-          serve(command -> {
-            // Every index file read again right before the cell (this VM evicts idle page cache), and
-            // a short warm-up: the JVM idled while the other Directories' workers measured.
-            LuceneBench.warmFiles(index);
-            CachedDirectories.preload(d);
-            QueryRun.run(searcher, mix, spec.reference, command.threads(), command.first(), WARM_UP_MILLIS, name);
-            measure(r, spec, d, searcher, mix, command.threads(), command.first());
-          });
-        }
-      }
       case "restart-serve" -> {
         // The JVM that serves the index before the restart: warm, measured, then closed (a Directory
         // that keeps a hot set records it at close). A node records its hot set every minute; this
@@ -185,15 +171,41 @@ public final class QueryWorkerCommand implements Callable<Integer> {
         }
         r.queryCells.forEach(c -> c.regime = "restart warm");
       }
-      case "cold" -> serve(command -> {
-        LuceneBench.evict(index);
-        LuceneBench.deleteHotSet(index); // the last cell's Directory's
-        // The window starts before the open: what a Directory reads while it opens is cold-start time.
-        Window window = Window.start();
-        try (Directory d = StrategyRegistry.openDirectory(name, index, spec.cache()); DirectoryReader reader = DirectoryReader.open(d)) {
-          measure(r, spec, d, new IndexSearcher(reader), mix, command.threads(), command.first(), window);
+      case LIVE -> {
+        // Warm and cold cells as the parent asks for them ({@link #serve}). The warm cells share one
+        // Directory, opened at the first; before the cold cells the parent has every worker close it
+        // (a page mapped by any process stays resident whatever drop_caches does).
+        LiveWarm warm = new LiveWarm(index, name, spec, mix);
+        try {
+          serve(cell -> {
+            switch (cell.regime()) {
+              case "warm" -> {
+                IndexSearcher searcher = warm.searcher();
+                // Every index file read again right before the cell (this VM evicts idle page cache),
+                // and a short warm-up: the JVM idled while the other Directories' workers measured.
+                LuceneBench.warmFiles(index);
+                CachedDirectories.preload(warm.directory());
+                QueryRun.run(searcher, mix, spec.reference, cell.threads(), cell.first(), WARM_UP_MILLIS, name);
+                measure(r, spec, "warm", spec.seconds, warm.directory(), searcher, mix, cell.threads(), cell.first(), null);
+              }
+              case "cold" -> {
+                warm.close();
+                LuceneBench.evict(index);
+                LuceneBench.deleteHotSet(index); // the last cell's Directory's
+                // The window starts before the open: what a Directory reads while it opens is cold-start time.
+                Window window = Window.start();
+                try (Directory d = StrategyRegistry.openDirectory(name, index, spec.cache()); DirectoryReader reader = DirectoryReader.open(d)) {
+                  measure(r, spec, "cold", spec.coldSeconds, d, new IndexSearcher(reader), mix, cell.threads(), cell.first(), window);
+                }
+              }
+              case RELEASE -> warm.close();
+              default -> throw new IllegalArgumentException("live worker: unknown regime '" + cell.regime() + "'");
+            }
+          });
+        } finally {
+          warm.close();
         }
-      });
+      }
       case "pressure", "throttled", "merge", "neighbour" -> {
         CacheSizing.Growth growth = measuresSlack(spec) ? CacheSizing.growth(index, mix, spec) : null;
         LuceneBench.evict(index);
@@ -285,8 +297,14 @@ public final class QueryWorkerCommand implements Callable<Integer> {
   /** Milliseconds of queries right before each warm cell, after the worker idled. */
   static final long WARM_UP_MILLIS = 200;
 
-  /** One cell the parent asks a live worker for: a thread count and the mix's first query. */
-  record Cell(int threads, int first) {}
+  /** The regime of a live worker: warm and cold cells, as the parent asks for them. */
+  static final String LIVE = "live";
+
+  /** A live worker's command to close its warm Directory (before the cold cells of any worker). */
+  static final String RELEASE = "release";
+
+  /** One cell the parent asks a live worker for: its regime, thread count and the mix's first query. */
+  record Cell(String regime, int threads, int first) {}
 
   /** What a live worker does for one cell. */
   @FunctionalInterface
@@ -295,10 +313,63 @@ public final class QueryWorkerCommand implements Callable<Integer> {
   }
 
   /**
+   * The live worker's warm Directory: opened at the first warm cell (every index file read, the
+   * cache preloaded, 0.5 s of queries), kept for the next, closed before cold cells.
+   */
+  private static final class LiveWarm {
+    private final Path index;
+    private final String name;
+    private final Spec spec;
+    private final QueryMix mix;
+    private Directory directory;
+    private DirectoryReader reader;
+    private IndexSearcher searcher;
+
+    LiveWarm(Path index, String name, Spec spec, QueryMix mix) {
+      this.index = index;
+      this.name = name;
+      this.spec = spec;
+      this.mix = mix;
+    }
+
+    IndexSearcher searcher() throws Exception {
+      if (searcher == null) {
+        directory = StrategyRegistry.openDirectory(name, index, spec.cache());
+        reader = DirectoryReader.open(directory);
+        searcher = new IndexSearcher(reader);
+        LuceneBench.warmFiles(index);
+        CachedDirectories.preload(directory);
+        QueryRun.run(searcher, mix, spec.reference, 1, 0, 500, name);
+      }
+      return searcher;
+    }
+
+    Directory directory() {
+      return directory;
+    }
+
+    void close() throws java.io.IOException {
+      try {
+        if (reader != null) {
+          reader.close();
+        }
+      } finally {
+        if (directory != null) {
+          directory.close();
+        }
+        reader = null;
+        directory = null;
+        searcher = null;
+      }
+    }
+  }
+
+  /**
    * The live worker's loop ({@link LiveWorker}): says it is ready, then runs each cell the parent
-   * asks for on standard input ({@code cell <threads> <first query>}) and says when it is done,
-   * until the parent says {@code quit} or closes the stream. The parent asks one worker at a time,
-   * so the Directories' cells interleave in time while each keeps its own JVM.
+   * asks for on standard input ({@code cell <regime> <threads> <first query>}, or {@code cell
+   * release 0 0}) and says when it is done, until the parent says {@code quit} or closes the stream.
+   * The parent asks one worker at a time, so the Directories' cells interleave in time while each
+   * keeps its own JVM.
    */
   private static void serve(CellRun run) throws Exception {
     System.out.println(LiveWorker.READY);
@@ -308,10 +379,10 @@ public final class QueryWorkerCommand implements Callable<Integer> {
     String line;
     while ((line = in.readLine()) != null && !line.equals(LiveWorker.QUIT)) {
       String[] words = line.trim().split(" ");
-      if (words.length != 3 || !words[0].equals(LiveWorker.CELL)) {
+      if (words.length != 4 || !words[0].equals(LiveWorker.CELL)) {
         throw new IllegalArgumentException("live worker: unknown command '" + line + "'");
       }
-      run.run(new Cell(Integer.parseInt(words[1]), Integer.parseInt(words[2])));
+      run.run(new Cell(words[1], Integer.parseInt(words[2]), Integer.parseInt(words[3])));
       System.out.println(LiveWorker.DONE);
       System.out.flush();
     }
@@ -391,11 +462,17 @@ public final class QueryWorkerCommand implements Callable<Integer> {
    */
   private static int measure(Results r, Spec spec, Directory dir, IndexSearcher searcher, QueryMix mix, int threads,
       int first, Window window) throws Exception {
-    Results.QueryCell c = new Results.QueryCell(spec.regime, spec.directory, threads, 1);
+    return measure(r, spec, spec.regime, spec.seconds, dir, searcher, mix, threads, first, window);
+  }
+
+  /** As {@link #measure(Results, Spec, Directory, IndexSearcher, QueryMix, int, int, Window)}, for a cell of {@code regime} of {@code seconds}. */
+  private static int measure(Results r, Spec spec, String regime, double seconds, Directory dir, IndexSearcher searcher,
+      QueryMix mix, int threads, int first, Window window) throws Exception {
+    Results.QueryCell c = new Results.QueryCell(regime, spec.directory, threads, 1);
     CacheUse.Probe probe = CacheUse.probe(CachedDirectories.cacheOf(dir));
     ProcStats before = window != null ? window.before() : ProcStats.now();
-    long readsBefore = spec.regime.equals("throttled") ? IoThrottle.ownReadOps(Path.of(spec.index)) : -1;
-    double left = window == null ? spec.seconds : Math.max(spec.seconds / 10, spec.seconds - window.elapsedSeconds());
+    long readsBefore = regime.equals("throttled") ? IoThrottle.ownReadOps(Path.of(spec.index)) : -1;
+    double left = window == null ? seconds : Math.max(seconds / 10, seconds - window.elapsedSeconds());
     QueryRun.Result res =
         QueryRun.run(searcher, mix, spec.reference, threads, first, (long) (left * 1000), spec.directory);
     double qps = window == null ? res.qps() : res.queries() / window.elapsedSeconds();
@@ -415,14 +492,14 @@ public final class QueryWorkerCommand implements Callable<Integer> {
     c.cpuSystemMillis = d.systemMillis();
     c.queryThreadCpuMillis = res.threadCpuNanos() < 0 ? -1 : res.threadCpuNanos() / 1_000_000;
     c.queryThreadMillis = res.threadNanos() / 1_000_000;
-    c.pageCacheBytes = underLimit(spec.regime) ? MemoryCgroup.ownPageCacheBytes() : -1;
+    c.pageCacheBytes = underLimit(regime) ? MemoryCgroup.ownPageCacheBytes() : -1;
     c.cache = probe.done();
     if (c.cache != null) {
-      c.cache.check("lucene " + spec.regime + " " + spec.directory);
+      c.cache.check("lucene " + regime + " " + spec.directory);
     }
-    c.memory = underLimit(spec.regime) ? MemoryCheck.ownNow() : null;
+    c.memory = underLimit(regime) ? MemoryCheck.ownNow() : null;
     r.queryCells.add(c);
-    System.out.printf("lucene %s %s x%d: %.1f QPS%n", spec.regime, spec.directory, threads, qps);
+    System.out.printf("lucene %s %s x%d: %.1f QPS%n", regime, spec.directory, threads, qps);
     return first + (int) res.queries();
   }
 }

@@ -20,7 +20,7 @@ import java.util.function.Predicate;
  * A worker JVM that stays up between cells, so that the parent can interleave the cells of several
  * Directories in time, each in its own JVM: it starts as {@link WorkerProcess} starts one, says
  * {@value #READY} once it has compiled and is ready, runs each cell the parent writes to its
- * standard input ({@value #CELL} {@code <threads> <first query>}) and says {@value #DONE}, and
+ * standard input ({@value #CELL} {@code <regime> <threads> <first query>}) and says {@value #DONE}, and
  * writes its {@link Results} after {@value #QUIT}. One thread talks to a worker at a time; lines
  * the worker prints in between (its Directory's log) are read with the next answer.
  *
@@ -102,9 +102,12 @@ public final class LiveWorker implements AutoCloseable {
     return w;
   }
 
-  /** Runs one cell at {@code threads} query threads from query {@code first} of the mix, and waits for it. */
-  public void cell(int threads, int first) throws IOException {
-    send(CELL + " " + threads + " " + first);
+  /**
+   * Runs one cell of {@code regime} at {@code threads} query threads from query {@code first} of the
+   * mix (or another command the worker knows in place of a regime), and waits for it.
+   */
+  public void cell(String regime, int threads, int first) throws IOException {
+    send(CELL + " " + regime + " " + threads + " " + first);
     readUntil(DONE);
   }
 

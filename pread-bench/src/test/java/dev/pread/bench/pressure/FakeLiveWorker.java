@@ -35,8 +35,8 @@ public final class FakeLiveWorker {
         System.out.println("worker gave up at cell " + cells.size());
         System.exit(3);
       }
-      System.out.println("lucene warm fake x" + w[1] + ": 1.0 QPS");
-      cells.add("{\"threads\":" + w[1] + ",\"qps\":[" + w[2] + ".0]}");
+      System.out.println("lucene " + w[1] + " fake x" + w[2] + ": 1.0 QPS");
+      cells.add("{\"regime\":\"" + w[1] + "\",\"threads\":" + w[2] + ",\"qps\":[" + w[3] + ".0]}");
       System.out.println(LiveWorker.DONE);
     }
     Files.writeString(out, "{\"queryCells\":[" + String.join(",", cells) + "]}");

@@ -33,14 +33,15 @@ public class LiveWorkerTest {
     try (LiveWorker w = start("ok")) {
       folder = w.folder();
       assertTrue("the spec is written before the worker starts", Files.exists(folder.resolve("spec.json")));
-      w.cell(1, 7);
-      w.cell(2, 11);
-      w.cell(1, 13);
+      w.cell("warm", 1, 7);
+      w.cell("warm", 2, 11);
+      w.cell("cold", 1, 13);
       assertEquals("progress lines only, as each cell ends",
-          List.of("lucene warm fake x1: 1.0 QPS", "lucene warm fake x2: 1.0 QPS", "lucene warm fake x1: 1.0 QPS"), progress);
+          List.of("lucene warm fake x1: 1.0 QPS", "lucene warm fake x2: 1.0 QPS", "lucene cold fake x1: 1.0 QPS"), progress);
       Results r = w.finish();
       assertEquals(3, r.queryCells.size());
       assertEquals(List.of(1, 2, 1), r.queryCells.stream().map(c -> c.threads).toList());
+      assertEquals(List.of("warm", "warm", "cold"), r.queryCells.stream().map(c -> c.regime).toList());
       assertEquals("each cell got the first query it was sent", List.of(7.0, 11.0, 13.0),
           r.queryCells.stream().map(c -> c.qps[0]).toList());
       assertFalse(w.alive());
@@ -58,8 +59,8 @@ public class LiveWorkerTest {
   @Test
   public void aWorkerThatExitsDuringACellFailsThatCellWithItsOutput() throws Exception {
     try (LiveWorker w = start("exit-at-cell-1")) {
-      w.cell(1, 0);
-      IllegalStateException e = assertThrows(IllegalStateException.class, () -> w.cell(2, 101));
+      w.cell("warm", 1, 0);
+      IllegalStateException e = assertThrows(IllegalStateException.class, () -> w.cell("warm", 2, 101));
       assertTrue(e.getMessage(), e.getMessage().contains("exit 3"));
       assertTrue(e.getMessage(), e.getMessage().contains("worker gave up at cell 1"));
       assertFalse(w.alive());
@@ -69,7 +70,7 @@ public class LiveWorkerTest {
   @Test
   public void closeStopsAWorkerThatStillRuns() throws Exception {
     LiveWorker w = start("ok");
-    w.cell(1, 0);
+    w.cell("warm", 1, 0);
     assertTrue(w.alive());
     w.close();
     assertFalse(w.alive());
