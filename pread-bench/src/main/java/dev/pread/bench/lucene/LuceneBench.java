@@ -224,16 +224,9 @@ public final class LuceneBench {
     long minCache = Long.MAX_VALUE;
     long maxCache = 0;
     String where = "";
-    for (String regime : regimes) {
-      int rounds = switch (regime) {
-        case "warm" -> o.warmRounds;
-        case "pressure" -> o.pressureRounds;
-        default -> 1;
-      };
-      if (regime.equals("warm") || regime.equals("cold")) {
-        continue; // above, interleaved
-      }
-      boolean limited = !regime.equals("warm") && !regime.equals("cold");
+    // The other regimes: a worker JVM per Directory and round, each in a memory cgroup of its own.
+    for (String regime : regimes.stream().filter(x -> !live.contains(x)).toList()) {
+      int rounds = regime.equals("pressure") ? o.pressureRounds : 1;
 
       List<String> dirs = o.directoriesOf(regime);
       int[] threads = o.threadsOf(regime);
@@ -259,60 +252,56 @@ public final class LuceneBench {
             }
             Results w;
             MemoryCheck group = null;
-            if (limited) {
-              // Loose at first, with room for the whole index, so that the compile phase is the same for
-              // every Directory (an adaptive one reads its mappings); the worker sets the limit itself once
-              // it knows its own footprint.
-              long limit = Format.parseBytes(o.pressureHeap) + o.pressureOverhead
-                  + indexBytes * 3 / 2;
-              try (MemoryCgroup cg = MemoryCgroup.create("pread-bench-q-" + ProcessHandle.current().pid(), limit);
-                  IoThrottle io = regime.equals("throttled")
-                      ? IoThrottle.create(IoThrottle.CGROUP_ROOT, IoThrottle.SYS_DEV_BLOCK,
-                          "pread-bench-io-" + ProcessHandle.current().pid(), index, o.throttleIops,
-                          o.throttleBytesPerSecond, cg.dir())
-                      : null) {
-                where = cg.describe().replaceFirst(", limit .*", "");
-                if (io != null) {
-                  r.lucene.throttle = io.describe();
-                }
-                try {
-                  w = WorkerProcess.run("query-worker", spec, o.pressureHeap, cg, io, LuceneBench::isProgress, step);
-                  hits += Math.max(0, cg.limitHits());
-                  group = cg.check();
-                  group.requireNoOom("lucene " + regime + " " + name);
-                } catch (IllegalStateException e) {
-                  String why = failureReason(e);
-                  step.accept("lucene " + regime + " " + name + " FAILED: " + why);
-                  r.skipped.add("lucene " + regime + ", " + name + ": FAILED, the run went on: " + why);
-                  for (int t : threads) {
-                    if (regime.equals("merge") || regime.equals("neighbour")) {
-                      DisturbedResult d = new DisturbedResult();
-                      d.regime = regime;
-                      d.directory = name;
-                      d.threads = t;
-                      d.failure = why;
-                      r.disturbed.add(d);
-                      continue;
-                    }
-                    Results.QueryCell failed = new Results.QueryCell(regime, name, t, rounds);
-                    failed.failure = why;
-                    r.queryCells.add(failed);
-                    if (regime.equals("changing")) {
-                      Results.Changing c = new Results.Changing();
-                      c.directory = name;
-                      c.threads = t;
-                      c.indexBytes = indexBytes;
-                      c.failure = why;
-                      r.changing.add(c);
-                    }
-                  }
-                  continue;
-                } finally {
-                  cg.killAll(); // a worker killed mid-run leaves its memory hog behind
-                }
+            // Loose at first, with room for the whole index, so that the compile phase is the same for
+            // every Directory (an adaptive one reads its mappings); the worker sets the limit itself once
+            // it knows its own footprint.
+            long limit = Format.parseBytes(o.pressureHeap) + o.pressureOverhead
+                + indexBytes * 3 / 2;
+            try (MemoryCgroup cg = MemoryCgroup.create("pread-bench-q-" + ProcessHandle.current().pid(), limit);
+                IoThrottle io = regime.equals("throttled")
+                    ? IoThrottle.create(IoThrottle.CGROUP_ROOT, IoThrottle.SYS_DEV_BLOCK,
+                        "pread-bench-io-" + ProcessHandle.current().pid(), index, o.throttleIops,
+                        o.throttleBytesPerSecond, cg.dir())
+                    : null) {
+              where = cg.describe().replaceFirst(", limit .*", "");
+              if (io != null) {
+                r.lucene.throttle = io.describe();
               }
-            } else {
-              w = WorkerProcess.run("query-worker", spec, "1g", null, LuceneBench::isProgress, step);
+              try {
+                w = WorkerProcess.run("query-worker", spec, o.pressureHeap, cg, io, LuceneBench::isProgress, step);
+                hits += Math.max(0, cg.limitHits());
+                group = cg.check();
+                group.requireNoOom("lucene " + regime + " " + name);
+              } catch (IllegalStateException e) {
+                String why = failureReason(e);
+                step.accept("lucene " + regime + " " + name + " FAILED: " + why);
+                r.skipped.add("lucene " + regime + ", " + name + ": FAILED, the run went on: " + why);
+                for (int t : threads) {
+                  if (regime.equals("merge") || regime.equals("neighbour")) {
+                    DisturbedResult d = new DisturbedResult();
+                    d.regime = regime;
+                    d.directory = name;
+                    d.threads = t;
+                    d.failure = why;
+                    r.disturbed.add(d);
+                    continue;
+                  }
+                  Results.QueryCell failed = new Results.QueryCell(regime, name, t, rounds);
+                  failed.failure = why;
+                  r.queryCells.add(failed);
+                  if (regime.equals("changing")) {
+                    Results.Changing c = new Results.Changing();
+                    c.directory = name;
+                    c.threads = t;
+                    c.indexBytes = indexBytes;
+                    c.failure = why;
+                    r.changing.add(c);
+                  }
+                }
+                continue;
+              } finally {
+                cg.killAll(); // a worker killed mid-run leaves its memory hog behind
+              }
             }
             for (Results.QueryCell c : w.queryCells) {
               Results.QueryCell mine = addRound(r, regime, name, round, rounds, c);
@@ -560,10 +549,6 @@ public final class LuceneBench {
         o.growthSeconds, java.util.Arrays.stream(o.threads).max().orElse(1));
   }
 
-  /**
-   * The first line of a failed worker's message, with the lines the worker printed about why
-   * ("changing failed: ...") and about its memory ("sizing: ..."), when it printed them.
-   */
   /** The spec of {@code name}'s worker in {@code regime}, but for what only some regimes set. */
   private static QueryWorkerCommand.Spec spec(Options o, String regime, String name, Path index, long indexBytes,
       long budget, QueryMix mix, long[] reference) {
@@ -726,6 +711,10 @@ public final class LuceneBench {
     }
   }
 
+  /**
+   * The first line of a failed worker's message, with the lines the worker printed about why
+   * ("changing failed: ...") and about its memory ("sizing: ..."), when it printed them.
+   */
   static String failureReason(Exception e) {
     String msg = String.valueOf(e.getMessage());
     StringBuilder sb = new StringBuilder(msg.lines().findFirst().orElse(msg).replaceFirst(":$", ""));

@@ -175,16 +175,20 @@ public final class QueryWorkerCommand implements Callable<Integer> {
         // Warm and cold cells as the parent asks for them ({@link #serve}). The warm cells share one
         // Directory, opened at the first; before the cold cells the parent has every worker close it
         // (a page mapped by any process stays resident whatever drop_caches does).
-        LiveWarm warm = new LiveWarm(index, name, spec, mix);
+        LiveWarm warm = new LiveWarm(index, name, spec);
         try {
           serve(cell -> {
             switch (cell.regime()) {
               case "warm" -> {
+                boolean opened = warm.isOpen();
                 IndexSearcher searcher = warm.searcher();
                 // Every index file read again right before the cell (this VM evicts idle page cache),
                 // and a short warm-up: the JVM idled while the other Directories' workers measured.
                 LuceneBench.warmFiles(index);
                 CachedDirectories.preload(warm.directory());
+                if (!opened) {
+                  QueryRun.run(searcher, mix, spec.reference, 1, 0, 500, name); // the Directory's first queries
+                }
                 QueryRun.run(searcher, mix, spec.reference, cell.threads(), cell.first(), WARM_UP_MILLIS, name);
                 measure(r, spec, "warm", spec.seconds, warm.directory(), searcher, mix, cell.threads(), cell.first(), null);
               }
@@ -313,23 +317,25 @@ public final class QueryWorkerCommand implements Callable<Integer> {
   }
 
   /**
-   * The live worker's warm Directory: opened at the first warm cell (every index file read, the
-   * cache preloaded, 0.5 s of queries), kept for the next, closed before cold cells.
+   * The live worker's warm Directory: opened at the first warm cell (which also runs 0.5 s of
+   * queries on it first), kept for the next, closed before cold cells.
    */
   private static final class LiveWarm {
     private final Path index;
     private final String name;
     private final Spec spec;
-    private final QueryMix mix;
     private Directory directory;
     private DirectoryReader reader;
     private IndexSearcher searcher;
 
-    LiveWarm(Path index, String name, Spec spec, QueryMix mix) {
+    LiveWarm(Path index, String name, Spec spec) {
       this.index = index;
       this.name = name;
       this.spec = spec;
-      this.mix = mix;
+    }
+
+    boolean isOpen() {
+      return searcher != null;
     }
 
     IndexSearcher searcher() throws Exception {
@@ -337,9 +343,6 @@ public final class QueryWorkerCommand implements Callable<Integer> {
         directory = StrategyRegistry.openDirectory(name, index, spec.cache());
         reader = DirectoryReader.open(directory);
         searcher = new IndexSearcher(reader);
-        LuceneBench.warmFiles(index);
-        CachedDirectories.preload(directory);
-        QueryRun.run(searcher, mix, spec.reference, 1, 0, 500, name);
       }
       return searcher;
     }

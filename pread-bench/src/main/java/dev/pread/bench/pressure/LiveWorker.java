@@ -160,8 +160,7 @@ public final class LiveWorker implements AutoCloseable {
   }
 
   private IllegalStateException failed(int rc) {
-    return new IllegalStateException(command + " worker failed (exit " + rc + "):\n"
-        + String.join("\n", log.subList(Math.max(0, log.size() - 30), log.size())));
+    return new IllegalStateException(command + " worker failed (exit " + rc + "):\n" + WorkerProcess.tail(log));
   }
 
   /** Whether the worker's process is running. */

@@ -32,6 +32,11 @@ public final class WorkerProcess {
 
   private WorkerProcess() {}
 
+  /** The last lines of a worker's output, for the message of its failure. */
+  static String tail(List<String> log) {
+    return String.join("\n", log.subList(Math.max(0, log.size() - 30), log.size()));
+  }
+
   static synchronized void appendToWorkerLog(String command, List<String> log) throws IOException {
     String file = System.getenv(LOG_VARIABLE);
     if (file == null || file.isBlank()) {
@@ -96,7 +101,7 @@ public final class WorkerProcess {
             + (cgroup == null ? "" : rc == 137 || killed > 0
                 ? "; KILLED by the memory cgroup's OOM killer (oom_kill " + killed + ", " + cgroup.describe() + ")"
                 : "; oom_kill " + killed + " in " + cgroup.describe()) + "):\n"
-            + String.join("\n", log.subList(Math.max(0, log.size() - 30), log.size())));
+            + tail(log));
       }
       return gson.fromJson(Files.readString(outFile), Results.class);
     } finally {
