@@ -511,6 +511,7 @@ public final class LuceneBench {
     out.cpuSystemMillis = c.cpuSystemMillis;
     out.queryThreadCpuMillis = c.queryThreadCpuMillis;
     out.queryThreadMillis = c.queryThreadMillis;
+    out.compilerCpuMillis = c.compilerCpuMillis;
     return out;
   }
 
@@ -521,6 +522,14 @@ public final class LuceneBench {
   private static long sumKnown(long sum, long add, int round) {
     if (add < 0 || (round > 0 && sum < 0)) {
       return -1;
+    }
+    return round == 0 ? add : sum + add;
+  }
+
+  /** As {@link #sumKnown(long, long, int)}, for a figure that is null where unknown. */
+  private static Long sumKnown(Long sum, Long add, int round) {
+    if (add == null || (round > 0 && sum == null)) {
+      return null;
     }
     return round == 0 ? add : sum + add;
   }
@@ -598,6 +607,7 @@ public final class LuceneBench {
     mine.cpuSystemMillis = sumKnown(mine.cpuSystemMillis, c.cpuSystemMillis, round);
     mine.queryThreadCpuMillis = sumKnown(mine.queryThreadCpuMillis, c.queryThreadCpuMillis, round);
     mine.queryThreadMillis = sumKnown(mine.queryThreadMillis, c.queryThreadMillis, round);
+    mine.compilerCpuMillis = sumKnown(mine.compilerCpuMillis, c.compilerCpuMillis, round);
     mine.pageCacheBytes = c.pageCacheBytes;
     if (c.deviceReads >= 0) {
       mine.deviceReads = Math.max(0, mine.deviceReads) + c.deviceReads;

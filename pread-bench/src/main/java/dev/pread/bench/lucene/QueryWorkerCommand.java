@@ -5,6 +5,7 @@ import static dev.pread.bench.raw.StrategyRegistry.DIR_CACHED;
 import dev.pread.bench.cache.CacheSettings;
 import dev.pread.bench.cache.CacheUse;
 import dev.pread.bench.cache.CachedDirectories;
+import dev.pread.bench.pressure.CompilerCpu;
 import dev.pread.bench.pressure.GroupSampler;
 import dev.pread.bench.pressure.IoThrottle;
 import dev.pread.bench.pressure.LiveWorker;
@@ -442,9 +443,9 @@ public final class QueryWorkerCommand implements Callable<Integer> {
    * Where a measured window starts: its time and the process's I/O counters. A cold or restarted
    * cell starts its window before the Directory opens, so that the open's reads and time count.
    */
-  private record Window(long startNanos, ProcStats before) {
+  private record Window(long startNanos, ProcStats before, CompilerCpu compilerBefore) {
     static Window start() {
-      return new Window(System.nanoTime(), ProcStats.now());
+      return new Window(System.nanoTime(), ProcStats.now(), CompilerCpu.now());
     }
 
     double elapsedSeconds() {
@@ -474,12 +475,15 @@ public final class QueryWorkerCommand implements Callable<Integer> {
     Results.QueryCell c = new Results.QueryCell(regime, spec.directory, threads, 1);
     CacheUse.Probe probe = CacheUse.probe(CachedDirectories.cacheOf(dir));
     ProcStats before = window != null ? window.before() : ProcStats.now();
+    CompilerCpu compilerBefore = window != null ? window.compilerBefore() : CompilerCpu.now();
     long readsBefore = regime.equals("throttled") ? IoThrottle.ownReadOps(Path.of(spec.index)) : -1;
     double left = window == null ? seconds : Math.max(seconds / 10, seconds - window.elapsedSeconds());
     QueryRun.Result res =
         QueryRun.run(searcher, mix, spec.reference, threads, first, (long) (left * 1000), spec.directory);
     double qps = window == null ? res.qps() : res.queries() / window.elapsedSeconds();
     ProcStats d = ProcStats.now().minus(before);
+    long compiler = CompilerCpu.now().millisSince(compilerBefore);
+    c.compilerCpuMillis = compiler < 0 ? null : compiler;
     if (readsBefore >= 0) {
       long readsAfter = IoThrottle.ownReadOps(Path.of(spec.index));
       c.deviceReads = readsAfter >= 0 ? readsAfter - readsBefore : -1;

@@ -159,11 +159,12 @@ public final class Report {
           rounds > 1 ? ", median of " + rounds + " rounds" : ""));
       String summed = rounds > 1 ? ", all rounds" : ""; // counts add up over the rounds' workers
       sb.append("| directory | threads | QPS | vs dir-mmap | vs dir-mmap-random | vs dir-pread | p50 | p99 | major faults"
-          + summed + " | MB read from storage" + summed + " | CPU ms a query | of it in the kernel | query threads on a core |\n"
-          + "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+          + summed + " | MB read from storage" + summed + " | CPU ms a query | of it in the kernel | JIT compiler CPU (ms" + summed
+          + ") | query threads on a core |\n"
+          + "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
       for (Results.QueryCell c : mine) {
         if (c.failure != null) {
-          sb.append(String.format(Locale.ROOT, "| %s | %d | FAILED: %s | | | | | | | | | | |%n", c.directory, c.threads,
+          sb.append(String.format(Locale.ROOT, "| %s | %d | FAILED: %s | | | | | | | | | | | |%n", c.directory, c.threads,
               c.failure.replace("|", "/")));
           continue;
         }
@@ -174,7 +175,7 @@ public final class Report {
         boolean cpu = c.cpuUserMillis >= 0 && c.cpuSystemMillis >= 0 && c.cpuUserMillis + c.cpuSystemMillis > 0
             && c.queries > 0;
         boolean onCore = c.queryThreadCpuMillis > 0 && c.queryThreadMillis > 0;
-        sb.append(String.format(Locale.ROOT, "| %s | %d | %.1f | %s | %s | %s | %.2f | %.2f | %d | %s | %s | %s | %s |%n",
+        sb.append(String.format(Locale.ROOT, "| %s | %d | %.1f | %s | %s | %s | %.2f | %.2f | %d | %s | %s | %s | %s | %s |%n",
             c.directory, c.threads, Stats.median(c.qps),
             mm == null ? "" : Format.ratio(Stats.pairedRatio(c.qps, mm.qps)),
             mr == null ? "" : Format.ratio(Stats.pairedRatio(c.qps, mr.qps)),
@@ -183,6 +184,7 @@ public final class Report {
             c.storageReadBytes < 0 ? "?" : String.format(Locale.ROOT, "%.0f", c.storageReadBytes / 1e6),
             cpu ? String.format(Locale.ROOT, "%.2f", (double) (c.cpuUserMillis + c.cpuSystemMillis) / c.queries) : "?",
             cpu ? String.format(Locale.ROOT, "%.2f", (double) c.cpuSystemMillis / c.queries) : "?",
+            c.compilerCpuMillis == null ? "?" : c.compilerCpuMillis.toString(),
             onCore ? String.format(Locale.ROOT, "%.0f%%", 100.0 * c.queryThreadCpuMillis / c.queryThreadMillis) : "?"));
       }
       sb.append('\n');

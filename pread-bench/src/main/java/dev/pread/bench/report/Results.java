@@ -91,6 +91,12 @@ public final class Results {
      */
     public long queryThreadCpuMillis = -1;
     public long queryThreadMillis = -1;
+    /**
+     * CPU time of the worker's JIT compiler threads over the measured windows, all rounds (part of
+     * {@link #cpuUserMillis} and {@link #cpuSystemMillis}), or null where unknown (results written
+     * without it, or /proc unreadable): on few cores, time the queries could not have.
+     */
+    public Long compilerCpuMillis;
     /** Pressure only: page cache charged to the group at the end of the cell. */
     /** Reads the worker's I/O group made from the index's disk in the cell (throttled regime), or -1. */
     /** Restart: bytes of the hot set the Directory loaded or found cached at open, and recorded; -1: none. */
