@@ -34,8 +34,8 @@ import org.apache.lucene.util.BytesRef;
  * The seeded query mix of the Lucene-level benchmark, built from the index itself so that every
  * Directory runs the same queries. Per ten queries: term queries on {@code body} from the high
  * (in at least 10% of documents), medium (0.1% to 1%, at least 20 documents) and low (2 to 10
- * documents) frequency
- * classes (1, 2 and 2), a two-term AND and a two-term OR of medium terms, a two-word phrase taken
+ * documents, or up to 0.01% of them in an index of more than 100,000, see {@link
+ * #lowFrequencyMax}) frequency classes (1, 2 and 2), a two-term AND and a two-term OR of medium terms, a two-word phrase taken
  * from a random document, a range on {@code size} sorted by size, and a KNN query (k = 10) with the
  * vector of a random document's text. Every query fetches the stored fields of its top 10 hits.
  */
@@ -106,8 +106,9 @@ final class QueryMix {
     List<String> low = new ArrayList<>();
     sampleTerms(reader, maxDoc, random, high, medium, low);
     if (high.isEmpty() || medium.size() < 2 || low.isEmpty()) {
-      throw new IllegalStateException("index too small for the query mix: " + high.size() + " high, "
-          + medium.size() + " medium, " + low.size() + " low-frequency terms");
+      throw new IllegalStateException("index unfit for the query mix: " + high.size() + " high, "
+          + medium.size() + " medium, " + low.size() + " low-frequency terms (low: in 2 to " + lowFrequencyMax(maxDoc)
+          + " of its " + maxDoc + " documents)");
     }
     StoredFields stored = reader.storedFields();
     long maxSize = 1;
@@ -229,6 +230,17 @@ final class QueryMix {
   }
 
   /** Reservoir-samples up to 256 alphabetic terms per frequency class. */
+  /**
+   * The most documents a low-frequency term is in: 10, or 0.01% of the documents in an index of
+   * more than 100,000. The large index is the corpus indexed again with a variation per pass, so a
+   * word of a single source file is in about as many documents as there were passes (28 for 3 GiB
+   * of the JDK's sources); a fixed bound of 10 found no rare word there. Always below the medium
+   * class's least (0.1%, at least 20).
+   */
+  static int lowFrequencyMax(int maxDoc) {
+    return Math.max(10, maxDoc / 10_000);
+  }
+
   private static void sampleTerms(DirectoryReader reader, int maxDoc, SplittableRandom random,
       List<String> high, List<String> medium, List<String> low) throws IOException {
     Terms terms = MultiTerms.getTerms(reader, "body");
@@ -236,6 +248,7 @@ final class QueryMix {
       return;
     }
     long[] seen = new long[3];
+    int lowMax = lowFrequencyMax(maxDoc);
     TermsEnum te = terms.iterator();
     for (BytesRef t = te.next(); t != null; t = te.next()) {
       int df = te.docFreq();
@@ -244,7 +257,7 @@ final class QueryMix {
         cls = 0;
       } else if (df >= Math.max(20, maxDoc / 1000) && df <= Math.max(40, maxDoc / 100)) {
         cls = 1;
-      } else if (df >= 2 && df <= 10) {
+      } else if (df >= 2 && df <= lowMax) {
         cls = 2;
       } else {
         continue;

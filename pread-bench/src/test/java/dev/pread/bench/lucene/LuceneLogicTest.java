@@ -89,6 +89,57 @@ public class LuceneLogicTest {
     return sb.toString();
   }
 
+  /**
+   * An index of the large kind, where the corpus was indexed pass after pass and so even its rarest
+   * words are in a dozen documents: the mix still finds low-frequency terms, the rarest there are.
+   */
+  @Test
+  public void aLargeIndexWithoutWordsInTenDocumentsStillHasRareTerms() throws Exception {
+    assertEquals(10, QueryMix.lowFrequencyMax(15_000));
+    assertEquals(10, QueryMix.lowFrequencyMax(100_000));
+    assertEquals(41, QueryMix.lowFrequencyMax(411_904));
+    int docs = 120_000;
+    int copies = 12; // every rare word in 12 documents, as in 12 passes over a corpus
+    try (org.apache.lucene.store.Directory d = new org.apache.lucene.store.ByteBuffersDirectory()) {
+      try (org.apache.lucene.index.IndexWriter w = new org.apache.lucene.index.IndexWriter(d,
+          new org.apache.lucene.index.IndexWriterConfig(new org.apache.lucene.analysis.standard.StandardAnalyzer())
+              .setRAMBufferSizeMB(64))) {
+        for (int i = 0; i < docs; i++) {
+          // "common" in every document, one of 200 medium words (600 documents each, 0.5%), one of
+          // 10,000 rare words (12 documents each).
+          String text = "common " + word("med", i % 200) + " " + word("rare", i % (docs / copies)) + "\nnext line";
+          org.apache.lucene.document.Document doc = new org.apache.lucene.document.Document();
+          doc.add(new org.apache.lucene.document.TextField("body", text, org.apache.lucene.document.Field.Store.YES));
+          doc.add(new org.apache.lucene.document.StoredField("size", (long) text.length()));
+          w.addDocument(doc);
+        }
+      }
+      try (org.apache.lucene.index.DirectoryReader reader = org.apache.lucene.index.DirectoryReader.open(d)) {
+        QueryMix mix = QueryMix.build(reader, 20, 7);
+        int low = 0;
+        for (int i = 0; i < mix.size(); i++) {
+          if (mix.get(i).kind().equals("term-low")) {
+            String term = mix.get(i).query().toString();
+            assertTrue(term, term.startsWith("body:rare"));
+            assertEquals(term, copies, reader.docFreq(new org.apache.lucene.index.Term("body", term.substring(5))));
+            low++;
+          }
+        }
+        assertEquals(4, low); // 2 in every 10 queries
+      }
+    }
+  }
+
+  /** A word of letters only, as the mix's terms must be: {@code prefix} and {@code n} in base 26. */
+  private static String word(String prefix, int n) {
+    StringBuilder sb = new StringBuilder(prefix);
+    do {
+      sb.append((char) ('a' + n % 26));
+      n /= 26;
+    } while (n > 0);
+    return sb.toString();
+  }
+
   @Test
   public void variationDropsEveryNthLine() {
     assertEquals("a\nb\nc\nd", BenchIndex.vary("a\nb\nc\nd", 0));
