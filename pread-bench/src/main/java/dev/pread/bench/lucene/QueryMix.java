@@ -35,8 +35,8 @@ import org.apache.lucene.util.BytesRef;
  * Directory runs the same queries. Per ten queries: term queries on {@code body} from the high
  * (in at least 10% of documents), medium (0.1% to 1%, at least 20 documents) and low (2 to 10
  * documents, or up to 0.01% of them in an index of more than 100,000, see {@link
- * #lowFrequencyMax}) frequency classes (1, 2 and 2), a two-term AND and a two-term OR of medium terms, a two-word phrase taken
- * from a random document, a range on {@code size} sorted by size, and a KNN query (k = 10) with the
+ * #lowFrequencyMax}) frequency classes (1, 2 and 2), a two-term AND and a two-term OR of medium
+ * terms, a two-word phrase taken from a random document, a range on {@code size} sorted by size, and a KNN query (k = 10) with the
  * vector of a random document's text. Every query fetches the stored fields of its top 10 hits.
  */
 final class QueryMix {
@@ -229,18 +229,18 @@ final class QueryMix {
     }
   }
 
-  /** Reservoir-samples up to 256 alphabetic terms per frequency class. */
   /**
    * The most documents a low-frequency term is in: 10, or 0.01% of the documents in an index of
    * more than 100,000. The large index is the corpus indexed again with a variation per pass, so a
    * word of a single source file is in about as many documents as there were passes (28 for 3 GiB
-   * of the JDK's sources); a fixed bound of 10 found no rare word there. Always below the medium
+   * of the JDK's sources); a fixed bound of 10 would find no rare word there. Always below the medium
    * class's least (0.1%, at least 20).
    */
   static int lowFrequencyMax(int maxDoc) {
     return Math.max(10, maxDoc / 10_000);
   }
 
+  /** Reservoir-samples up to 256 alphabetic terms per frequency class. */
   private static void sampleTerms(DirectoryReader reader, int maxDoc, SplittableRandom random,
       List<String> high, List<String> medium, List<String> low) throws IOException {
     Terms terms = MultiTerms.getTerms(reader, "body");

@@ -440,8 +440,9 @@ public final class QueryWorkerCommand implements Callable<Integer> {
   }
 
   /**
-   * Where a measured window starts: its time and the process's I/O counters. A cold or restarted
-   * cell starts its window before the Directory opens, so that the open's reads and time count.
+   * Where a measured window starts: its time, the process's I/O counters and its JIT compiler
+   * threads' CPU. A cold or restarted cell starts its window before the Directory opens, so that
+   * the open's reads and time count.
    */
   private record Window(long startNanos, ProcStats before, CompilerCpu compilerBefore) {
     static Window start() {
