@@ -238,102 +238,105 @@ public final class LuceneBench {
         for (int round = 0; round < rounds; round++) {
           for (int k = 0; k < dirs.size(); k++) {
             String name = dirs.get((k + round) % dirs.size());
-            // Regimes other than restart measure a Directory without a hot-set record of an earlier worker.
-            deleteHotSet(index);
-            QueryWorkerCommand.Spec spec = spec(o, regime, name, index, indexBytes, budget, mix, reference);
-            spec.firstQuery = round * 997;
-            spec.settleSeconds = o.changingSettleSeconds;
-            if (regime.equals("merge") || regime.equals("neighbour")) {
-              spec.phaseSeconds = o.disturbedBeforeSeconds;
-              spec.duringSeconds = regime.equals("merge") ? o.mergeCapSeconds : o.neighbourSeconds;
-              spec.afterSeconds = o.disturbedAfterSeconds;
-              spec.neighbourFile = neighbourFile.toAbsolutePath().toString();
-              spec.neighbourIdle = o.neighbourIdle;
-            }
-            Results w;
-            MemoryCheck group = null;
-            // Loose at first, with room for the whole index, so that the compile phase is the same for
-            // every Directory (an adaptive one reads its mappings); the worker sets the limit itself once
-            // it knows its own footprint.
-            long limit = Format.parseBytes(o.pressureHeap) + o.pressureOverhead
-                + indexBytes * 3 / 2;
-            try (MemoryCgroup cg = MemoryCgroup.create("pread-bench-q-" + ProcessHandle.current().pid(), limit);
-                IoThrottle io = regime.equals("throttled")
-                    ? IoThrottle.create(IoThrottle.CGROUP_ROOT, IoThrottle.SYS_DEV_BLOCK,
-                        "pread-bench-io-" + ProcessHandle.current().pid(), index, o.throttleIops,
-                        o.throttleBytesPerSecond, cg.dir())
-                    : null) {
-              where = cg.describe().replaceFirst(", limit .*", "");
-              if (io != null) {
-                r.lucene.throttle = io.describe();
+            for (int[] workerThreads : workerThreads(regime, threads)) {
+              // Regimes other than restart measure a Directory without a hot-set record of an earlier worker.
+              deleteHotSet(index);
+              QueryWorkerCommand.Spec spec = spec(o, regime, name, index, indexBytes, budget, mix, reference);
+              spec.threads = workerThreads;
+              spec.firstQuery = round * 997;
+              spec.settleSeconds = o.changingSettleSeconds;
+              if (regime.equals("merge") || regime.equals("neighbour")) {
+                spec.phaseSeconds = o.disturbedBeforeSeconds;
+                spec.duringSeconds = regime.equals("merge") ? o.mergeCapSeconds : o.neighbourSeconds;
+                spec.afterSeconds = o.disturbedAfterSeconds;
+                spec.neighbourFile = neighbourFile.toAbsolutePath().toString();
+                spec.neighbourIdle = o.neighbourIdle;
               }
-              try {
-                w = WorkerProcess.run("query-worker", spec, o.pressureHeap, cg, io, LuceneBench::isProgress, step);
-                hits += Math.max(0, cg.limitHits());
-                group = cg.check();
-                group.requireNoOom("lucene " + regime + " " + name);
-              } catch (IllegalStateException e) {
-                String why = failureReason(e);
-                step.accept("lucene " + regime + " " + name + " FAILED: " + why);
-                r.skipped.add("lucene " + regime + ", " + name + ": FAILED, the run went on: " + why);
-                for (int t : threads) {
-                  if (regime.equals("merge") || regime.equals("neighbour")) {
-                    DisturbedResult d = new DisturbedResult();
-                    d.regime = regime;
-                    d.directory = name;
-                    d.threads = t;
-                    d.failure = why;
-                    r.disturbed.add(d);
-                    continue;
-                  }
-                  Results.QueryCell failed = new Results.QueryCell(regime, name, t, rounds);
-                  failed.failure = why;
-                  r.queryCells.add(failed);
-                  if (regime.equals("changing")) {
-                    Results.Changing c = new Results.Changing();
-                    c.directory = name;
-                    c.threads = t;
-                    c.indexBytes = indexBytes;
-                    c.failure = why;
-                    r.changing.add(c);
-                  }
+              Results w;
+              MemoryCheck group = null;
+              // Loose at first, with room for the whole index, so that the compile phase is the same for
+              // every Directory (an adaptive one reads its mappings); the worker sets the limit itself once
+              // it knows its own footprint.
+              long limit = Format.parseBytes(o.pressureHeap) + o.pressureOverhead
+                  + indexBytes * 3 / 2;
+              try (MemoryCgroup cg = MemoryCgroup.create("pread-bench-q-" + ProcessHandle.current().pid(), limit);
+                  IoThrottle io = regime.equals("throttled")
+                      ? IoThrottle.create(IoThrottle.CGROUP_ROOT, IoThrottle.SYS_DEV_BLOCK,
+                          "pread-bench-io-" + ProcessHandle.current().pid(), index, o.throttleIops,
+                          o.throttleBytesPerSecond, cg.dir())
+                      : null) {
+                where = cg.describe().replaceFirst(", limit .*", "");
+                if (io != null) {
+                  r.lucene.throttle = io.describe();
                 }
-                continue;
-              } finally {
-                cg.killAll(); // a worker killed mid-run leaves its memory hog behind
+                try {
+                  w = WorkerProcess.run("query-worker", spec, o.pressureHeap, cg, io, LuceneBench::isProgress, step);
+                  hits += Math.max(0, cg.limitHits());
+                  group = cg.check();
+                  group.requireNoOom("lucene " + regime + " " + name);
+                } catch (IllegalStateException e) {
+                  String why = failureReason(e);
+                  step.accept("lucene " + regime + " " + name + " FAILED: " + why);
+                  r.skipped.add("lucene " + regime + ", " + name + ": FAILED, the run went on: " + why);
+                  for (int t : workerThreads) {
+                    if (regime.equals("merge") || regime.equals("neighbour")) {
+                      DisturbedResult d = new DisturbedResult();
+                      d.regime = regime;
+                      d.directory = name;
+                      d.threads = t;
+                      d.failure = why;
+                      r.disturbed.add(d);
+                      continue;
+                    }
+                    Results.QueryCell failed = new Results.QueryCell(regime, name, t, rounds);
+                    failed.failure = why;
+                    r.queryCells.add(failed);
+                    if (regime.equals("changing")) {
+                      Results.Changing c = new Results.Changing();
+                      c.directory = name;
+                      c.threads = t;
+                      c.indexBytes = indexBytes;
+                      c.failure = why;
+                      r.changing.add(c);
+                    }
+                  }
+                  continue;
+                } finally {
+                  cg.killAll(); // a worker killed mid-run leaves its memory hog behind
+                }
               }
-            }
-            for (Results.QueryCell c : w.queryCells) {
-              Results.QueryCell mine = addRound(r, regime, name, round, rounds, c);
-              if (group != null && c.memory != null) {
-                MemoryCheck m = c.memory.withGroup(group);
-                m.limitBytes = w.lucene != null && w.lucene.pressureLimit > 0 ? w.lucene.pressureLimit : m.limitBytes;
-                mine.memory = MemoryCheck.worse(mine.memory, m);
-                mine.memory.requireNoOom("lucene " + regime + " " + name);
+              for (Results.QueryCell c : w.queryCells) {
+                Results.QueryCell mine = addRound(r, regime, name, round, rounds, c);
+                if (group != null && c.memory != null) {
+                  MemoryCheck m = c.memory.withGroup(group);
+                  m.limitBytes = w.lucene != null && w.lucene.pressureLimit > 0 ? w.lucene.pressureLimit : m.limitBytes;
+                  mine.memory = MemoryCheck.worse(mine.memory, m);
+                  mine.memory.requireNoOom("lucene " + regime + " " + name);
+                }
+                if (regime.equals("pressure") && c.pageCacheBytes >= 0) {
+                  minCache = Math.min(minCache, c.pageCacheBytes);
+                  maxCache = Math.max(maxCache, c.pageCacheBytes);
+                }
               }
-              if (regime.equals("pressure") && c.pageCacheBytes >= 0) {
-                minCache = Math.min(minCache, c.pageCacheBytes);
-                maxCache = Math.max(maxCache, c.pageCacheBytes);
+              r.changing.addAll(w.changing);
+              for (DisturbedResult d : w.disturbed) {
+                if (group != null && d.memory != null) {
+                  d.memory = d.memory.withGroup(group);
+                  d.memory.requireNoOom("lucene " + regime + " " + name);
+                }
+                r.disturbed.add(d);
               }
-            }
-            r.changing.addAll(w.changing);
-            for (DisturbedResult d : w.disturbed) {
-              if (group != null && d.memory != null) {
-                d.memory = d.memory.withGroup(group);
-                d.memory.requireNoOom("lucene " + regime + " " + name);
+              if (w.lucene != null && w.lucene.pressureLimit > 0) {
+                r.lucene.pressureLimit = w.lucene.pressureLimit;
+                r.lucene.pressureOtherBytes = w.lucene.pressureOtherBytes;
               }
-              r.disturbed.add(d);
-            }
-            if (w.lucene != null && w.lucene.pressureLimit > 0) {
-              r.lucene.pressureLimit = w.lucene.pressureLimit;
-              r.lucene.pressureOtherBytes = w.lucene.pressureOtherBytes;
-            }
-            if (w.lucene != null && w.lucene.cachedSizing != null) {
-              r.lucene.cachedPressureBytes = w.lucene.cachedPressureBytes;
-              r.lucene.cachedSlackBytes = w.lucene.cachedSlackBytes;
-              r.lucene.slackFileBytes = w.lucene.slackFileBytes;
-              r.lucene.slackGrowthBytes = w.lucene.slackGrowthBytes;
-              r.lucene.cachedSizing = w.lucene.cachedSizing;
+              if (w.lucene != null && w.lucene.cachedSizing != null) {
+                r.lucene.cachedPressureBytes = w.lucene.cachedPressureBytes;
+                r.lucene.cachedSlackBytes = w.lucene.cachedSlackBytes;
+                r.lucene.slackFileBytes = w.lucene.slackFileBytes;
+                r.lucene.slackGrowthBytes = w.lucene.slackGrowthBytes;
+                r.lucene.cachedSizing = w.lucene.cachedSizing;
+              }
             }
           }
         }
@@ -364,10 +367,11 @@ public final class LuceneBench {
           r.lucene.cachedSizing == null ? "did not run" : r.lucene.cachedSizing, slackMethod(o)));
     }
     if (regimes.contains("changing")) {
-      r.regimes.put("lucene changing", String.format(Locale.ROOT, "changing memory: a child JVM per Directory (heap"
-          + " %s pre-touched, SerialGC) in a memory cgroup (%s). After compiling its query paths, the worker evicts"
-          + " the index and sets the limit to what it holds besides page cache plus 1.5 times the %s index. Per"
-          + " thread count: every index file is read (warm), 0.5 s of queries, then queries run without pause:"
+      r.regimes.put("lucene changing", String.format(Locale.ROOT, "changing memory: a child JVM per Directory and"
+          + " thread count (heap %s pre-touched, SerialGC), so that phase A is a node's start, in a memory cgroup (%s)."
+          + " After compiling its query paths, the worker evicts the index and sets the limit to what it holds besides"
+          + " page cache plus 1.5 times the %s index; every index file is read (warm), 0.5 s of queries, then queries"
+          + " run without pause:"
           + " phase A (%.1f s, the index fits); a second process in the same group (memory-hog) takes 1.25 times the"
           + " index of anonymous memory, leaving a quarter of the index to page cache; %.1f s of settling after it"
           + " holds its memory; phase B (%.1f s, the index does not fit); the hog is killed. QPS and p99 per %.0f s"
@@ -491,6 +495,24 @@ public final class LuceneBench {
             + String.join(", ", reused) + " keeps no hot set: its warm QPS is that of the warm regime in this run,"
             + " and instead of a serving worker the bench reads every index file, leaving the page cache as that"
             + " worker would"));
+  }
+
+  /**
+   * The thread counts each worker of {@code regime} measures: all of them in one worker, but for the
+   * changing regime a worker per thread count. Its phase A is a node's start with an index that
+   * fits; in a worker that ran the previous thread count's phase B it would be the return of memory
+   * instead, which a Directory that switched read paths pays for with the recompilation of its
+   * query code, and which that regime does not set out to measure.
+   */
+  static List<int[]> workerThreads(String regime, int[] threads) {
+    if (!regime.equals("changing")) {
+      return List.of(threads);
+    }
+    List<int[]> each = new ArrayList<>();
+    for (int t : threads) {
+      each.add(new int[] {t});
+    }
+    return each;
   }
 
   /** Whether {@code directory} records a hot set at close, which a restarted JVM loads. */

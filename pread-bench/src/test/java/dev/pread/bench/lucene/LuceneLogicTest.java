@@ -140,6 +140,22 @@ public class LuceneLogicTest {
     return sb.toString();
   }
 
+  /** The changing regime runs a worker per thread count, so that each phase A is a node's start. */
+  @Test
+  public void changingMemoryRunsAWorkerPerThreadCount() {
+    int[] threads = {1, 2, 4};
+    java.util.List<int[]> changing = LuceneBench.workerThreads("changing", threads);
+    assertEquals(3, changing.size());
+    for (int i = 0; i < threads.length; i++) {
+      assertArrayEquals(new int[] {threads[i]}, changing.get(i));
+    }
+    for (String regime : java.util.List.of("pressure", "throttled", "merge", "neighbour")) {
+      java.util.List<int[]> one = LuceneBench.workerThreads(regime, threads);
+      assertEquals(regime, 1, one.size());
+      assertArrayEquals(regime, threads, one.get(0));
+    }
+  }
+
   @Test
   public void variationDropsEveryNthLine() {
     assertEquals("a\nb\nc\nd", BenchIndex.vary("a\nb\nc\nd", 0));
