@@ -7,6 +7,7 @@ import dev.pread.bench.pressure.DirtyLimit;
 import dev.pread.bench.pressure.IoThrottle;
 import dev.pread.bench.pressure.JvmFlags;
 import dev.pread.bench.pressure.LiveWorker;
+import dev.pread.bench.pressure.MachineQuiet;
 import dev.pread.bench.pressure.MemoryCgroup;
 import dev.pread.bench.pressure.MemoryCheck;
 import dev.pread.bench.pressure.WorkerProcess;
@@ -670,7 +671,7 @@ public final class LuceneBench {
         }
       }
       for (String regime : regimes) {
-        int rounds = regime.equals("warm") ? o.warmRounds : 1;
+        int rounds = liveRounds(o, regime);
         if (regime.equals("cold")) {
           for (String name : List.copyOf(workers.keySet())) {
             try {
@@ -681,7 +682,7 @@ public final class LuceneBench {
             }
           }
         }
-        String quiet = dev.pread.bench.pressure.MachineQuiet.await(0.10, 250, 10_000);
+        String quiet = MachineQuiet.await(0.10, 250, 10_000);
         r.regimes.computeIfPresent("lucene " + regime, (k, v) -> v + "; " + quiet);
         for (int round = 0; round < rounds; round++) {
           for (int ti = 0; ti < threads.length; ti++) {
@@ -717,7 +718,7 @@ public final class LuceneBench {
               throw new IllegalStateException("cell " + i + " ran " + c.regime + " at " + c.threads + " threads, asked for "
                   + want.regime() + " at " + want.threads());
             }
-            addRound(r, want.regime(), name, want.round(), want.regime().equals("warm") ? o.warmRounds : 1, c);
+            addRound(r, want.regime(), name, want.round(), liveRounds(o, want.regime()), c);
           }
         } catch (IllegalStateException | IOException ex) {
           failed.put(name, failureReason(ex));
@@ -735,12 +736,17 @@ public final class LuceneBench {
         r.skipped.add("lucene " + regime + ", " + name + ": FAILED, the run went on: " + e.getValue());
         r.queryCells.removeIf(c -> c.regime.equals(regime) && c.directory.equals(name));
         for (int t : threads) {
-          Results.QueryCell cell = new Results.QueryCell(regime, name, t, regime.equals("warm") ? o.warmRounds : 1);
+          Results.QueryCell cell = new Results.QueryCell(regime, name, t, liveRounds(o, regime));
           cell.failure = e.getValue();
           r.queryCells.add(cell);
         }
       }
     }
+  }
+
+  /** Rounds of a live worker's regime: warm's, and one of cold. */
+  private static int liveRounds(Options o, String regime) {
+    return regime.equals("warm") ? o.warmRounds : 1;
   }
 
   /**

@@ -19,9 +19,6 @@ import java.util.stream.Stream;
  * its last ticks are lost with it, and the difference never goes below zero.
  */
 public final class CompilerCpu {
-  /** Clock ticks a second of /proc's per-thread times (USER_HZ, fixed at 100; see {@link ProcStats}). */
-  private static final int TICKS_PER_SECOND = 100;
-
   /** Ticks of user and system time by compiler thread id; null where /proc could not be read. */
   private final Map<String, Long> ticks;
 
@@ -66,7 +63,7 @@ public final class CompilerCpu {
     for (Map.Entry<String, Long> e : ticks.entrySet()) {
       sum += Math.max(0, e.getValue() - before.ticks.getOrDefault(e.getKey(), 0L));
     }
-    return sum * (1000 / TICKS_PER_SECOND);
+    return sum * ProcStats.MILLIS_PER_TICK;
   }
 
   /** utime + stime of the task whose stat file is {@code stat} if it is a compiler thread, else -1. */
@@ -77,17 +74,12 @@ public final class CompilerCpu {
     } catch (IOException e) {
       return -1; // the thread ended since the folder was listed
     }
+    // The kernel keeps the first 15 bytes of a thread's name, in parentheses after its id.
     int open = s.indexOf('(');
-    int close = s.lastIndexOf(')');
-    if (open < 0 || close < open) {
-      throw new IllegalStateException(stat + ": not a /proc stat line: " + s);
-    }
-    String name = s.substring(open + 1, close); // the kernel keeps the first 15 bytes of the name
-    if (!name.startsWith("C1 CompilerThre") && !name.startsWith("C2 CompilerThre")) {
+    if (open < 0 || !(s.startsWith("C1 CompilerThre", open + 1) || s.startsWith("C2 CompilerThre", open + 1))) {
       return -1;
     }
-    // After the name: state is field 3 overall, utime and stime are fields 14 and 15.
-    String[] f = s.substring(close + 2).split(" ");
-    return Long.parseLong(f[11]) + Long.parseLong(f[12]);
+    String[] f = ProcStats.fieldsAfterName(s);
+    return Long.parseLong(f[ProcStats.UTIME]) + Long.parseLong(f[ProcStats.STIME]);
   }
 }

@@ -17,6 +17,12 @@ public record ProcStats(long majorFaults, long storageReadBytes, long userMillis
    */
   private static final int TICKS_PER_SECOND = 100;
 
+  /** Milliseconds of one clock tick of /proc's process and thread times. */
+  static final long MILLIS_PER_TICK = 1000 / TICKS_PER_SECOND;
+
+  /** Indexes in {@link #fieldsAfterName}: majflt, utime and stime (fields 12, 14 and 15 overall). */
+  static final int MAJFLT = 9, UTIME = 11, STIME = 12;
+
   public static ProcStats now() {
     long[] stat = readStat();
     return new ProcStats(stat[0], readStorageBytes(), stat[1], stat[2]);
@@ -38,15 +44,25 @@ public record ProcStats(long majorFaults, long storageReadBytes, long userMillis
   /** Major faults, user and system milliseconds, or -1 each. */
   private static long[] readStat() {
     try {
-      String stat = Files.readString(Path.of("/proc/self/stat"));
-      // Fields after the parenthesised command name: majflt, utime and stime are fields 12, 14 and
-      // 15 overall.
-      String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-      long toMillis = 1000 / TICKS_PER_SECOND;
-      return new long[] {Long.parseLong(f[9]), Long.parseLong(f[11]) * toMillis, Long.parseLong(f[12]) * toMillis};
+      String[] f = fieldsAfterName(Files.readString(Path.of("/proc/self/stat")));
+      return new long[] {
+        Long.parseLong(f[MAJFLT]), Long.parseLong(f[UTIME]) * MILLIS_PER_TICK, Long.parseLong(f[STIME]) * MILLIS_PER_TICK
+      };
     } catch (IOException | RuntimeException e) {
       return new long[] {-1, -1, -1};
     }
+  }
+
+  /**
+   * The fields of a /proc stat line (a process's or a thread's) after its parenthesised name, which
+   * may itself hold spaces and parentheses: index 0 is the state (field 3 overall).
+   */
+  static String[] fieldsAfterName(String stat) {
+    int close = stat.lastIndexOf(')');
+    if (close < 0 || close + 2 > stat.length()) {
+      throw new IllegalArgumentException("not a /proc stat line: " + stat);
+    }
+    return stat.substring(close + 2).split(" ");
   }
 
   private static long readStorageBytes() {
