@@ -15,6 +15,9 @@ package dev.pread.cache;
  *     rejected}) not
  * @param evictions blocks dropped to make room
  * @param bytesRead bytes read from storage, by readers, read-around and prefetch
+ * @param pageCacheBytes bytes of misses (reads, read-around, prefetch) copied from the page cache
+ *     instead, because it held all of them ({@code BlockCache.Builder#fillFromPageCache}); not in
+ *     {@code bytesRead}
  * @param readAround blocks read for inputs that do not insert (merges, read-once) or, when every
  *     block was pinned, into a temporary buffer
  * @param rejected misses that admission could not insert because the slot it chose was pinned or
@@ -34,6 +37,7 @@ public record BlockCacheStats(
     long misses,
     long evictions,
     long bytesRead,
+    long pageCacheBytes,
     long readAround,
     long rejected,
     long prefetchSubmitted,

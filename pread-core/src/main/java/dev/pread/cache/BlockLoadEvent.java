@@ -7,7 +7,10 @@ import jdk.jfr.Label;
 import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
 
-/** JFR: one read from storage into the cache (or around it). Committed when the read ends. */
+/**
+ * JFR: one read from storage, or copy from the page cache, into the cache (or around it). Committed
+ * when the read ends.
+ */
 @Name("dev.pread.cache.BlockLoad")
 @Label("Block Cache Load")
 @Category({"pread", "Block Cache"})
@@ -34,4 +37,8 @@ final class BlockLoadEvent extends jdk.jfr.Event {
 
   @Label("Failed")
   boolean failed;
+
+  @Label("From Page Cache")
+  @Description("copied from the page cache with a buffered read, which held every page of it")
+  boolean pageCache;
 }

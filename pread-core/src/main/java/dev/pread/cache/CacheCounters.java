@@ -8,6 +8,7 @@ final class CacheCounters {
   final LongAdder misses = new LongAdder();
   final LongAdder evictions = new LongAdder();
   final LongAdder bytesRead = new LongAdder();
+  final LongAdder pageCacheBytes = new LongAdder();
   final LongAdder readAround = new LongAdder();
   final LongAdder rejected = new LongAdder();
   final LongAdder prefetchSubmitted = new LongAdder();

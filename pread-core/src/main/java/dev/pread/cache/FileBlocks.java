@@ -58,6 +58,16 @@ final class FileBlocks {
   /** Handles open on this file; guarded by the cache's registry. */
   int references = 1;
 
+  /** The page size cachestat counts in, for the pages a range spans. */
+  private static final int PAGE = 4096;
+  private static final System.Logger LOG = System.getLogger(BlockCache.class.getName());
+  private static final java.util.concurrent.atomic.AtomicBoolean BUFFERED_FAILURE_LOGGED =
+      new java.util.concurrent.atomic.AtomicBoolean();
+  /** A buffered descriptor of {@link #file}, opened at the first miss the page cache holds; guarded by this. */
+  private NativeFile buffered;
+  /** True once the files are closed, or the buffered open failed; guarded by this. */
+  private boolean noBuffered;
+
   FileBlocks(BlockCache cache, NativeFile file, Object key) {
     this.cache = cache;
     this.file = file;
@@ -278,9 +288,11 @@ final class FileBlocks {
       for (int i = 0; i < n; i++) {
         segments[i] = slots.segment(BlockStates.slotOf(run.claims[i]));
       }
-      got = file.readInto(position, segments, n);
-      counters.bytesRead.add(got);
       long expected = Math.min(size, (long) (first + n) << blockShift) - position;
+      NativeFile from = source(position, expected);
+      event.pageCache = from != file;
+      got = from.readInto(position, segments, n);
+      (from == file ? counters.bytesRead : counters.pageCacheBytes).add(got);
       if (got < expected) {
         throw shrunk(position + got);
       }
@@ -303,6 +315,66 @@ final class FileBlocks {
         event.kind = kind;
         event.failed = !ok;
         event.commit();
+      }
+    }
+  }
+
+  /**
+   * The descriptor to read {@code [position, position + length)} with: a buffered one if the cache
+   * fills from the page cache and the page cache holds every page of the range, else {@link #file}.
+   *
+   * @throws dev.pread.nativeio.ClosedFileException (an {@link IllegalStateException}) if the files are
+   *     closed
+   */
+  private NativeFile source(long position, long length) {
+    if (!cache.fillFromPageCache || !file.isDirect() || length <= 0) {
+      return file;
+    }
+    long pages = (position + length - 1) / PAGE - position / PAGE + 1;
+    if (file.cachedPages(position, length) < pages) {
+      return file; // -1 without cachestat
+    }
+    NativeFile b = buffered();
+    return b != null ? b : file;
+  }
+
+  /** The buffered descriptor, opened on first use; null if it cannot be opened. */
+  private synchronized NativeFile buffered() {
+    if (buffered == null && !noBuffered) {
+      try {
+        NativeFile b = file.reopen(false);
+        try {
+          b.advise(0, 0, dev.pread.nativeio.Advice.RANDOM);
+        } catch (IOException advice) {
+          // a hint: a page evicted before the read is read with readahead
+        }
+        buffered = b;
+      } catch (IOException e) {
+        noBuffered = true; // misses read storage, as without the option
+        if (BUFFERED_FAILURE_LOGGED.compareAndSet(false, true)) {
+          LOG.log(System.Logger.Level.WARNING, "BlockCache: cannot open " + file.path()
+              + " buffered to copy misses from the page cache; its misses read storage (logged once per JVM): " + e);
+        }
+      }
+    }
+    return buffered;
+  }
+
+  /**
+   * Closes the file's descriptors, each after the reads in flight on it (into the cache's memory)
+   * have finished. No buffered descriptor is opened afterwards.
+   */
+  void closeFiles() throws IOException {
+    NativeFile b;
+    synchronized (this) {
+      noBuffered = true;
+      b = buffered;
+    }
+    try {
+      file.close();
+    } finally {
+      if (b != null) {
+        b.close();
       }
     }
   }
@@ -351,12 +423,14 @@ final class FileBlocks {
     long got = 0;
     try {
       long bytes = to - from;
+      NativeFile source = source(position, Math.min(bytes, size - position));
+      event.pageCache = source != file;
       int lent = bytes <= ScratchBuffers.BUFFER_SIZE ? scratch.borrow() : -1;
       if (lent >= 0) {
         // the usual case (a block or a few): a huge-page buffer of the cache's, no allocation
         try {
           MemorySegment buffer = scratch.buffer(lent).asSlice(0, bytes);
-          got = file.readInto(position, new MemorySegment[] {buffer}, 1);
+          got = source.readInto(position, new MemorySegment[] {buffer}, 1);
           copyOut(buffer, got, inBlock - from, dst, offset, copy);
         } finally {
           scratch.release(lent);
@@ -364,11 +438,11 @@ final class FileBlocks {
       } else {
         try (Arena arena = Arena.ofConfined()) {
           MemorySegment buffer = arena.allocate(bytes, 4096);
-          got = file.readInto(position, new MemorySegment[] {buffer}, 1);
+          got = source.readInto(position, new MemorySegment[] {buffer}, 1);
           copyOut(buffer, got, inBlock - from, dst, offset, copy);
         }
       }
-      counters.bytesRead.add(got);
+      (source == file ? counters.bytesRead : counters.pageCacheBytes).add(got);
       if (rejected) {
         counters.misses.add(blocks);
         counters.rejected.add(blocks);

@@ -29,7 +29,11 @@ import org.apache.lucene.util.Unwrappable;
  * directory in the JVM: {@code O_DIRECT} reads of 8 KiB blocks into memory sized from the
  * container (its memory limit, or the machine's memory, minus what the kernel cannot reclaim, minus
  * a slack), with scan-resistant admission, so a query's misses cost one small read each instead of
- * the page faults with readahead that make mmap thrash under a memory limit. Merges and read-once
+ * the page faults with readahead that make mmap thrash under a memory limit. A miss whose bytes the
+ * page cache still holds (right after a switch from the mappings, after a restart, in files just
+ * written) is copied from it instead ({@link BlockCache.Builder#fillFromPageCache}): the cache
+ * fills at memory speed from what the kernel has not reclaimed yet, for one {@code cachestat}
+ * call per miss. Merges and read-once
  * inputs never put blocks into the cache: they read what it holds and the rest around it with
  * {@code O_DIRECT}, so they neither displace the blocks queries use nor fill the page cache that
  * the container's limit counts beside the cache. Where inputs read the page cache with {@code
@@ -224,7 +228,7 @@ public class AdaptiveDirectory extends FSDirectory {
   /** The block cache's counters; all zero before a cache was needed. */
   public BlockCacheStats cacheStats() {
     BlockCache cache = regime.existingCache();
-    return cache != null ? cache.stats() : new BlockCacheStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    return cache != null ? cache.stats() : new BlockCacheStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
   }
 
   /**

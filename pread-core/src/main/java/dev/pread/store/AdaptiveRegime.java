@@ -294,7 +294,7 @@ final class AdaptiveRegime {
       }
       long bytes = fixedCacheBytes > 0 ? fixedCacheBytes : Math.max(MIN_CACHE_BYTES, budget);
       long blocks = Math.max(1, bytes / CACHE_BLOCK_SIZE);
-      cache = BlockCache.builder(blocks * CACHE_BLOCK_SIZE).blockSize(CACHE_BLOCK_SIZE).name("adaptive").build();
+      cache = BlockCache.builder(blocks * CACHE_BLOCK_SIZE).blockSize(CACHE_BLOCK_SIZE).fillFromPageCache(true).name("adaptive").build();
       // The first cache of a regime at its level; later ones (after every directory closed) at DEBUG.
       LOG.log(cachesCreated++ == 0 ? logLevel : System.Logger.Level.DEBUG, "AdaptiveDirectory: block cache of {0} MiB{1}", bytes >> 20,
           fixedCacheBytes > 0 ? " (" + CACHE_BYTES_PROPERTY + ")" : " (the memory left for file pages, see below)");

@@ -211,7 +211,7 @@ public class CachedPreadDirectory extends FSDirectory {
 
   /** The cache's counters; all zero on the fallback path. */
   public BlockCacheStats stats() {
-    return cache != null ? cache.stats() : new BlockCacheStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    return cache != null ? cache.stats() : new BlockCacheStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
   }
 
   /**

@@ -546,7 +546,7 @@ public class TestBlockCache extends LuceneTestCase {
         CachedFile f = cache.open(p)) {
       BlockCacheStats s = cache.stats();
       assertEquals(0.0, s.hitRatio(), 0);
-      assertEquals(new BlockCacheStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), s);
+      assertEquals(new BlockCacheStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), s);
       byte[] b = new byte[blockSize];
       f.read(0, b, 0, 100); // miss
       f.read(200, b, 0, 100); // hit

@@ -1,5 +1,6 @@
 package dev.pread.store;
 
+import dev.pread.cache.BlockCacheStats;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -305,6 +306,32 @@ public class TestAdaptiveInputs extends LuceneTestCase {
       assertEquals("only the block that was read", block, regime.existingCache().stats().residentBytes());
       assertEquals(content[2 * block], in.readByte());
       assertEquals(2L * block, regime.existingCache().stats().residentBytes());
+    }
+  }
+
+  public void testTheCacheCopiesMissesThePageCacheHolds() throws IOException {
+    Path dir = createTempDir("index");
+    byte[] content = new byte[TestUtil.nextInt(random(), 2, 20) * AdaptiveRegime.CACHE_BLOCK_SIZE];
+    new Random(random().nextLong()).nextBytes(content);
+    Path file = dir.resolve("f");
+    Files.write(file, content); // written through the page cache, which holds it now
+    try (dev.pread.nativeio.NativeFile direct =
+        dev.pread.nativeio.NativeFile.openDirect(org.apache.lucene.util.Unwrappable.unwrapAll(file))) {
+      assumeTrue("no cachestat(2) on this kernel (Linux 6.5+)", direct.cachedPages(0, content.length) >= 0);
+      assumeTrue("the kernel dropped pages of the file just written",
+          direct.cachedPages(0, content.length) == content.length / 4096);
+    } catch (dev.pread.nativeio.NativeIOException e) {
+      assumeTrue("the temporary directory refuses O_DIRECT: " + e.getMessage(), false);
+    }
+    AdaptiveRegime regime = AdaptiveDirectory.regime(AdaptiveRegime.Mode.CACHED, content.length);
+    try (AdaptiveDirectory d = new AdaptiveDirectory(dir, FSLockFactory.getDefault(), regime);
+        IndexInput in = d.openInput("f", IOContext.DEFAULT)) {
+      byte[] got = new byte[content.length];
+      in.readBytes(got, 0, got.length);
+      assertArrayEquals(content, got);
+      BlockCacheStats s = d.cacheStats();
+      assertEquals(s.toString(), content.length, s.pageCacheBytes());
+      assertEquals("nothing read from storage: " + s, 0, s.bytesRead());
     }
   }
 

@@ -15,6 +15,8 @@ public final class CacheUse {
   public long misses;
   public long evictions;
   public long bytesRead;
+  /** Bytes of misses copied from the page cache instead of read from storage; not in {@link #bytesRead}. */
+  public long pageCacheBytes;
   long readAround;
   /** Misses read around the cache because the slot admission chose was busy; part of {@link #misses}. */
   public long rejected;
@@ -49,6 +51,7 @@ public final class CacheUse {
     u.misses = after.misses() - before.misses();
     u.evictions = after.evictions() - before.evictions();
     u.bytesRead = after.bytesRead() - before.bytesRead();
+    u.pageCacheBytes = after.pageCacheBytes() - before.pageCacheBytes();
     u.readAround = after.readAround() - before.readAround();
     u.rejected = after.rejected() - before.rejected();
     u.prefetchSubmitted = after.prefetchSubmitted() - before.prefetchSubmitted();
@@ -75,6 +78,7 @@ public final class CacheUse {
     u.misses = total.misses + round.misses;
     u.evictions = total.evictions + round.evictions;
     u.bytesRead = total.bytesRead + round.bytesRead;
+    u.pageCacheBytes = total.pageCacheBytes + round.pageCacheBytes;
     u.readAround = total.readAround + round.readAround;
     u.rejected = total.rejected + round.rejected;
     u.prefetchSubmitted = total.prefetchSubmitted + round.prefetchSubmitted;
