@@ -144,38 +144,38 @@ public class TestBlockCacheFromPageCache extends LuceneTestCase {
     }
   }
 
-  public void testOffByDefault() throws IOException {
+  /**
+   * Reads a file of {@code blocks} blocks that the page cache holds through a new cache, inserting
+   * or reading around it, with or without {@code fillFromPageCache}; returns the cache's stats.
+   */
+  private BlockCacheStats readResident(int blockSize, int blocks, boolean fill, boolean insert) throws IOException {
     Random r = random();
-    Path dir = createTempDir();
-    long size = 4096L * TestUtil.nextInt(r, 2, 30);
+    long size = (long) blockSize * blocks;
     long seed = r.nextLong();
-    Path p = written(dir, "f", seed, size);
-    try (BlockCache cache = BlockCache.builder(size).blockSize(4096).build();
-        CachedFile f = cache.open(p, true)) {
+    Path p = written(createTempDir(), "f", seed, size);
+    BlockCache.Builder b = BlockCache.builder(size).blockSize(blockSize);
+    try (BlockCache cache = (fill ? b.fillFromPageCache(true) : b).build();
+        CachedFile f = cache.open(p, insert)) {
       assumeUsable(f, p, size);
       makeResident(p, size);
       readAll(f, seed, size, r);
-      assertEquals(size, cache.stats().bytesRead());
-      assertEquals(0, cache.stats().pageCacheBytes());
+      return cache.stats();
     }
   }
 
+  public void testOffByDefault() throws IOException {
+    int blocks = TestUtil.nextInt(random(), 2, 30);
+    BlockCacheStats s = readResident(4096, blocks, false, true);
+    assertEquals(s.toString(), 4096L * blocks, s.bytesRead());
+    assertEquals(s.toString(), 0, s.pageCacheBytes());
+  }
+
   public void testReadsAroundTheCacheCopyFromThePageCacheToo() throws IOException {
-    Random r = random();
-    Path dir = createTempDir();
-    long size = 8192L * TestUtil.nextInt(r, 2, 30);
-    long seed = r.nextLong();
-    Path p = written(dir, "f", seed, size);
-    try (BlockCache cache = BlockCache.builder(size).blockSize(8192).fillFromPageCache(true).build();
-        CachedFile f = cache.open(p, false)) {
-      assumeUsable(f, p, size);
-      makeResident(p, size);
-      readAll(f, seed, size, r);
-      BlockCacheStats s = cache.stats();
-      assertEquals(s.toString(), 0, s.bytesRead());
-      assertTrue(s.toString(), s.pageCacheBytes() >= size);
-      assertEquals("a read around inserts nothing", 0, s.residentBytes());
-    }
+    int blocks = TestUtil.nextInt(random(), 2, 30);
+    BlockCacheStats s = readResident(8192, blocks, true, false);
+    assertEquals(s.toString(), 0, s.bytesRead());
+    assertTrue(s.toString(), s.pageCacheBytes() >= 8192L * blocks);
+    assertEquals("a read around inserts nothing", 0, s.residentBytes());
   }
 
   public void testTheBufferedDescriptorClosesWithTheFileAndTheCache() throws IOException {
