@@ -111,6 +111,8 @@ public final class BlockCache implements Closeable {
   private final boolean directIO;
   /** {@link Builder#fillFromPageCache}. */
   final boolean fillFromPageCache;
+  /** {@link Builder#idleReadsAround}. */
+  final boolean idleReadsAround;
   private final String name;
   private final Map<Object, FileBlocks> files = new HashMap<>();
   /**
@@ -126,6 +128,7 @@ public final class BlockCache implements Closeable {
     this.budget = b.budget;
     this.directIO = b.directIO;
     this.fillFromPageCache = b.fillFromPageCache;
+    this.idleReadsAround = b.idleReadsAround;
     this.name = b.name != null ? b.name : "block-cache-" + IDS.incrementAndGet();
     int count = (int) (b.budget / b.blockSize);
     this.slots = new Slots(count, b.blockSize, Math.max(b.blockSize, CHUNK_BYTES));
@@ -155,6 +158,7 @@ public final class BlockCache implements Closeable {
     private int maxPrefetchBlocks = DEFAULT_MAX_PREFETCH_BLOCKS;
     private boolean directIO = true;
     private boolean fillFromPageCache;
+    private boolean idleReadsAround;
     private boolean frequencyAdmission = true;
     private String name;
     private java.util.concurrent.ThreadFactory prefetchThreadFactory;
@@ -223,6 +227,20 @@ public final class BlockCache implements Closeable {
      */
     public Builder fillFromPageCache(boolean enabled) {
       this.fillFromPageCache = enabled;
+      return this;
+    }
+
+    /**
+     * Whether files opened without inserting (merges, read-once inputs) read their misses from
+     * storage in the idle I/O class ({@link dev.pread.nativeio.IoPriority}); off by default. Their
+     * reads then wait while reads of a higher class, the cache's own misses, are queued, so a merge
+     * reading gigabytes around the cache delays the queries' misses less. The trade-off: under a
+     * disk kept busy by other reads, each such read may wait up to the scheduler's aging limit
+     * (10 s for mq-deadline), so a merge can take longer. Two {@code ioprio_set} calls per such
+     * read.
+     */
+    public Builder idleReadsAround(boolean enabled) {
+      this.idleReadsAround = enabled;
       return this;
     }
 

@@ -41,4 +41,8 @@ final class BlockLoadEvent extends jdk.jfr.Event {
   @Label("From Page Cache")
   @Description("copied from the page cache with a buffered read, which held every page of it")
   boolean pageCache;
+
+  @Label("Idle I/O Class")
+  @Description("read from storage in the idle I/O class (BlockCache.Builder#idleReadsAround)")
+  boolean idle;
 }

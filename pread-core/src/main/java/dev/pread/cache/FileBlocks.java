@@ -1,5 +1,6 @@
 package dev.pread.cache;
 
+import dev.pread.nativeio.IoPriority;
 import dev.pread.nativeio.NativeFile;
 import java.io.EOFException;
 import java.io.IOException;
@@ -138,7 +139,7 @@ final class FileBlocks {
         if (run.count > 0) {
           loadedThrough = block + run.count - 1;
         } else if (run.outcome == Outcome.REJECTED) {
-          done += readAround(block, inBlock, dst, offset + done, len, block, true);
+          done += readAround(block, inBlock, dst, offset + done, len, block, true, false);
           continue;
         }
       }
@@ -163,12 +164,12 @@ final class FileBlocks {
       long e = entry(block);
       if (e == 0) {
         if (!insert) {
-          return readAround(block, inBlock, dst, offset, remaining, lastBlock, false);
+          return readAround(block, inBlock, dst, offset, remaining, lastBlock, false, cache.idleReadsAround);
         }
         Run run = load(block, lastBlock);
         if (run.count == 0 && run.outcome != Outcome.PRESENT) {
           // refused by admission, or every slot busy
-          return readAround(block, inBlock, dst, offset, len, block, run.outcome == Outcome.REJECTED);
+          return readAround(block, inBlock, dst, offset, len, block, run.outcome == Outcome.REJECTED, false);
         }
         loadedHere |= run.count > 0;
         continue;
@@ -241,7 +242,7 @@ final class FileBlocks {
   void readUncached(long position, byte[] dst, int offset, int len, long why) throws IOException {
     int block = (int) (position >>> blockShift);
     int inBlock = (int) (position & (blockSize - 1));
-    readAround(block, inBlock, dst, offset, len, block, why == Outcome.REJECTED);
+    readAround(block, inBlock, dst, offset, len, block, why == Outcome.REJECTED, false);
   }
 
   /**
@@ -401,7 +402,8 @@ final class FileBlocks {
    *     else as read-around
    * @return bytes copied
    */
-  private int readAround(int block, int inBlock, byte[] dst, int offset, int len, int lastBlock, boolean rejected)
+  private int readAround(
+      int block, int inBlock, byte[] dst, int offset, int len, int lastBlock, boolean rejected, boolean idle)
       throws IOException {
     int end = block;
     while (end < lastBlock
@@ -425,22 +427,31 @@ final class FileBlocks {
       long bytes = to - from;
       NativeFile source = source(position, Math.min(bytes, size - position));
       event.pageCache = source != file;
-      int lent = bytes <= ScratchBuffers.BUFFER_SIZE ? scratch.borrow() : -1;
-      if (lent >= 0) {
-        // the usual case (a block or a few): a huge-page buffer of the cache's, no allocation
-        try {
-          MemorySegment buffer = scratch.buffer(lent).asSlice(0, bytes);
-          got = source.readInto(position, new MemorySegment[] {buffer}, 1);
-          copyOut(buffer, got, inBlock - from, dst, offset, copy);
-        } finally {
-          scratch.release(lent);
+      // a read from storage for an input that does not insert (a merge, a read-once input) yields
+      // the disk to the queries' misses
+      int priority = idle && source == file ? IoPriority.enterIdle() : IoPriority.UNCHANGED;
+      event.idle = priority != IoPriority.UNCHANGED;
+      long started = System.nanoTime();
+      try {
+        int lent = bytes <= ScratchBuffers.BUFFER_SIZE ? scratch.borrow() : -1;
+        if (lent >= 0) {
+          // the usual case (a block or a few): a huge-page buffer of the cache's, no allocation
+          try {
+            MemorySegment buffer = scratch.buffer(lent).asSlice(0, bytes);
+            got = source.readInto(position, new MemorySegment[] {buffer}, 1);
+            copyOut(buffer, got, inBlock - from, dst, offset, copy);
+          } finally {
+            scratch.release(lent);
+          }
+        } else {
+          try (Arena arena = Arena.ofConfined()) {
+            MemorySegment buffer = arena.allocate(bytes, 4096);
+            got = source.readInto(position, new MemorySegment[] {buffer}, 1);
+            copyOut(buffer, got, inBlock - from, dst, offset, copy);
+          }
         }
-      } else {
-        try (Arena arena = Arena.ofConfined()) {
-          MemorySegment buffer = arena.allocate(bytes, 4096);
-          got = source.readInto(position, new MemorySegment[] {buffer}, 1);
-          copyOut(buffer, got, inBlock - from, dst, offset, copy);
-        }
+      } finally {
+        IoPriority.restore(priority, started);
       }
       (source == file ? counters.bytesRead : counters.pageCacheBytes).add(got);
       if (rejected) {

@@ -223,6 +223,67 @@ final class NativeIO {
   }
 
   /**
+   * {@code ioprio_get(2)} and {@code ioprio_set(2)} through {@code long syscall(long number, ...)}:
+   * glibc has no wrappers. Linked on first use; the numbers are known for x86_64 and aarch64 only.
+   */
+  private static final class IoPrioCall {
+    private static final boolean X86 = "amd64".equals(System.getProperty("os.arch"))
+        || "x86_64".equals(System.getProperty("os.arch"));
+    private static final boolean ARM = "aarch64".equals(System.getProperty("os.arch"));
+    static final long SYS_IOPRIO_GET = X86 ? 252 : ARM ? 31 : -1;
+    static final long SYS_IOPRIO_SET = X86 ? 251 : ARM ? 30 : -1;
+
+    static final MethodHandle SYSCALL =
+        downcall(
+            "syscall",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+            Linker.Option.firstVariadicArg(1));
+
+    private IoPrioCall() {}
+  }
+
+  /** {@code IOPRIO_WHO_PROCESS}: with id 0, the calling thread. */
+  private static final long IOPRIO_WHO_PROCESS = 1;
+
+  /**
+   * The calling thread's I/O priority ({@code ioprio_get(IOPRIO_WHO_PROCESS, 0)}).
+   *
+   * @return the priority value, or -1 if the kernel or this platform cannot say
+   * @throws LinkageError if the C library has no {@code syscall}
+   */
+  static int ioprioGet() {
+    if (IoPrioCall.SYS_IOPRIO_GET < 0) {
+      return -1;
+    }
+    try {
+      return (int) (long) IoPrioCall.SYSCALL.invokeExact(IoPrioCall.SYS_IOPRIO_GET, IOPRIO_WHO_PROCESS, 0L, 0L);
+    } catch (LinkageError e) {
+      throw e;
+    } catch (Throwable t) {
+      throw new AssertionError(t);
+    }
+  }
+
+  /**
+   * Sets the calling thread's I/O priority ({@code ioprio_set(IOPRIO_WHO_PROCESS, 0, value)}).
+   *
+   * @return true if the kernel took it
+   * @throws LinkageError if the C library has no {@code syscall}
+   */
+  static boolean ioprioSet(int value) {
+    if (IoPrioCall.SYS_IOPRIO_SET < 0) {
+      return false;
+    }
+    try {
+      return (long) IoPrioCall.SYSCALL.invokeExact(IoPrioCall.SYS_IOPRIO_SET, IOPRIO_WHO_PROCESS, 0L, (long) value) == 0;
+    } catch (LinkageError e) {
+      throw e;
+    } catch (Throwable t) {
+      throw new AssertionError(t);
+    }
+  }
+
+  /**
    * Bytes of the auxiliary native segment of a {@link NativeBuffers} scratch: a cachestat range and
    * result, or up to 64 iovecs for {@link #preadv}.
    */

@@ -33,17 +33,20 @@ import org.apache.lucene.util.Unwrappable;
  * page cache still holds (right after a switch from the mappings, after a restart, in files just
  * written) is copied from it instead ({@link BlockCache.Builder#fillFromPageCache}): the cache
  * fills at memory speed from what the kernel has not reclaimed yet, for one {@code cachestat}
- * call per miss. Merges and read-once
- * inputs never put blocks into the cache: they read what it holds and the rest around it with
- * {@code O_DIRECT}, so they neither displace the blocks queries use nor fill the page cache that
- * the container's limit counts beside the cache. Where inputs read the page cache with {@code
- * pread}, merges do too, without readahead.
+ * call per miss. Merges and read-once inputs never put blocks into the cache: they read what it
+ * holds and the rest around it with {@code O_DIRECT}, so they neither displace the blocks queries
+ * use nor fill the page cache that the container's limit counts beside the cache; and they read
+ * from storage in the idle I/O class ({@link BlockCache.Builder#idleReadsAround}), so the queries'
+ * misses do not wait behind a merge's reads, at the cost of a merge that runs slower while queries
+ * keep the disk busy. Where inputs read the page cache with {@code pread}, merges do too, without
+ * readahead.
  *
  * <p>The choice is made for all adaptive directories of the JVM together, at most once a second,
  * from the total size of their open files and the kernel's memory figures; every switch is logged
  * with its figures. Open inputs follow a switch at their next read. The system properties {@code
  * dev.pread.adaptive.mode} ({@code auto}, {@code mapped}, {@code cached}) and {@code
- * dev.pread.adaptive.cache.bytes} override the choice and the cache's size.
+ * dev.pread.adaptive.cache.bytes} override the choice and the cache's size; {@code
+ * dev.pread.adaptive.merge.idle=false} keeps merges' reads in their thread's own I/O class.
  *
  * <p><b>Memory.</b> The block cache is created at the first switch to it. Its memory, which the
  * kernel cannot reclaim, follows the memory left for file pages: it grows by at most a step at each

@@ -217,8 +217,13 @@ final class AdaptiveFile {
       } catch (IOException e) {
         // advice is a hint: read on without it
       }
+      InputSource source = new PageCacheSource(file);
+      if (!usesCache && regime.mergesReadIdle()) {
+        source = new IdleSource(source); // merges and read-once inputs: as around the block cache
+      }
       pageCache =
-          new PreadIndexInput("AdaptiveIndexInput(path=\"" + path + "\", page cache)", file, PreadDirectory.DEFAULT_BUFFER_SIZE);
+          new PreadIndexInput(
+              "AdaptiveIndexInput(path=\"" + path + "\", page cache)", source, PreadDirectory.DEFAULT_BUFFER_SIZE, true);
     }
     return pageCache;
   }

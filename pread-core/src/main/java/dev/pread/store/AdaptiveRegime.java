@@ -48,7 +48,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p><b>Overrides</b> (system properties): {@value #MODE_PROPERTY} = {@code auto} (the default),
  * {@code mapped}, {@code cached}, or {@code alternate} (for tests: switch at every open, clone,
  * slice and prefetch); {@value #CACHE_BYTES_PROPERTY} = the cache's size in bytes
- * instead of the memory left for files.
+ * instead of the memory left for files; {@value #IDLE_MERGE_READS_PROPERTY} = {@code false} to keep
+ * merges' reads around the cache in their thread's I/O class (see {@link #idleMergeReads()}).
  *
  * <p><b>Without native access</b> there is no block cache: inputs always read mappings (which need
  * no native calls), and a warning says so once.
@@ -62,6 +63,9 @@ final class AdaptiveRegime {
 
   /** System property with the block cache's size in bytes. */
   static final String CACHE_BYTES_PROPERTY = "dev.pread.adaptive.cache.bytes";
+
+  /** System property: false to read around the cache in the reading thread's own I/O class. */
+  static final String IDLE_MERGE_READS_PROPERTY = "dev.pread.adaptive.merge.idle";
 
   /** Switch to the cache above this share of the memory left for files. */
   static final double FIT_SHARE = 0.9;
@@ -122,6 +126,8 @@ final class AdaptiveRegime {
   private final Mode mode;
   private final ContainerMemory memory;
   private final long fixedCacheBytes;
+  /** {@link #idleMergeReads()}, read when the regime is made, so that a bad value fails there. */
+  private final boolean idleMergeReads = idleMergeReads();
   private final boolean nativeAccess;
   private final ReentrantLock lock = new ReentrantLock();
   private final AtomicLong openBytes = new AtomicLong();
@@ -182,6 +188,33 @@ final class AdaptiveRegime {
           "system property " + MODE_PROPERTY + " must be auto, mapped, cached or alternate (got \""
               + System.getProperty(MODE_PROPERTY) + "\")");
     }
+  }
+
+  /**
+   * Whether merges and read-once inputs read from storage around the cache in the idle I/O class
+   * ({@link BlockCache.Builder#idleReadsAround}): true unless {@value #IDLE_MERGE_READS_PROPERTY}
+   * is {@code false}. The trade-off: the queries' misses no longer wait behind a merge's reads, and
+   * the merge reads only while no miss is queued, so it takes longer while queries keep the disk
+   * busy. Only while inputs read the block cache (the index does not fit); on mappings and the
+   * page cache, merges read at their thread's own priority.
+   *
+   * @throws IllegalArgumentException if the property is neither true nor false
+   */
+  static boolean idleMergeReads() {
+    String value = System.getProperty(IDLE_MERGE_READS_PROPERTY, "true").trim();
+    if (value.equalsIgnoreCase("true")) {
+      return true;
+    }
+    if (value.equalsIgnoreCase("false")) {
+      return false;
+    }
+    throw new IllegalArgumentException(
+        "system property " + IDLE_MERGE_READS_PROPERTY + " must be true or false (got \"" + value + "\")");
+  }
+
+  /** Whether this regime's merges and read-once inputs read from storage in the idle I/O class. */
+  boolean mergesReadIdle() {
+    return idleMergeReads;
   }
 
   static long cacheBytesFromProperty() {
@@ -294,7 +327,13 @@ final class AdaptiveRegime {
       }
       long bytes = fixedCacheBytes > 0 ? fixedCacheBytes : Math.max(MIN_CACHE_BYTES, budget);
       long blocks = Math.max(1, bytes / CACHE_BLOCK_SIZE);
-      cache = BlockCache.builder(blocks * CACHE_BLOCK_SIZE).blockSize(CACHE_BLOCK_SIZE).fillFromPageCache(true).name("adaptive").build();
+      cache =
+          BlockCache.builder(blocks * CACHE_BLOCK_SIZE)
+              .blockSize(CACHE_BLOCK_SIZE)
+              .fillFromPageCache(true)
+              .idleReadsAround(idleMergeReads)
+              .name("adaptive")
+              .build();
       // The first cache of a regime at its level; later ones (after every directory closed) at DEBUG.
       LOG.log(cachesCreated++ == 0 ? logLevel : System.Logger.Level.DEBUG, "AdaptiveDirectory: block cache of {0} MiB{1}", bytes >> 20,
           fixedCacheBytes > 0 ? " (" + CACHE_BYTES_PROPERTY + ")" : " (the memory left for file pages, see below)");

@@ -239,6 +239,30 @@ public class TestAdaptiveRegime extends LuceneTestCase {
     }
   }
 
+  public void testIdleMergeReadsProperty() {
+    String old = System.getProperty(AdaptiveRegime.IDLE_MERGE_READS_PROPERTY);
+    try {
+      System.clearProperty(AdaptiveRegime.IDLE_MERGE_READS_PROPERTY);
+      assertTrue("on by default", AdaptiveRegime.idleMergeReads());
+      System.setProperty(AdaptiveRegime.IDLE_MERGE_READS_PROPERTY, " FALSE ");
+      assertFalse(AdaptiveRegime.idleMergeReads());
+      System.setProperty(AdaptiveRegime.IDLE_MERGE_READS_PROPERTY, "true");
+      assertTrue(AdaptiveRegime.idleMergeReads());
+      String bad = random().nextBoolean() ? "yes" : "";
+      System.setProperty(AdaptiveRegime.IDLE_MERGE_READS_PROPERTY, bad);
+      IllegalArgumentException e = expectThrows(IllegalArgumentException.class,
+          () -> new AdaptiveRegime(AdaptiveRegime.Mode.AUTO, dev.pread.cache.ContainerMemory.system(), 0));
+      assertTrue(e.getMessage(), e.getMessage().contains(AdaptiveRegime.IDLE_MERGE_READS_PROPERTY)
+          && e.getMessage().contains("\"" + bad + "\""));
+    } finally {
+      if (old == null) {
+        System.clearProperty(AdaptiveRegime.IDLE_MERGE_READS_PROPERTY);
+      } else {
+        System.setProperty(AdaptiveRegime.IDLE_MERGE_READS_PROPERTY, old);
+      }
+    }
+  }
+
   public void testTheSlackGrowsWithTheHeapNotWithMemoryOthersHold() {
     long heap = (256 + random().nextInt(32 * 1024)) * MIB;
     long base = AdaptiveRegime.MIN_SLACK_MIB << 20;

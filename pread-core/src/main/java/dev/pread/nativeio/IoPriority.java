@@ -1,0 +1,106 @@
+package dev.pread.nativeio;
+
+/**
+ * The calling thread's I/O priority ({@code ioprio_set(2)}), for reads that should yield the disk
+ * to others: a read made in the idle class is served by the kernel's I/O scheduler only when no
+ * read of a higher class waits (mq-deadline and BFQ; with the {@code none} scheduler the class
+ * changes nothing), and mq-deadline serves it anyway once it has waited {@code prio_aging_expire}
+ * (10 s by default). The idle class needs no privilege.
+ *
+ * <p>Usage: {@code int previous = IoPriority.enterIdle(); long start = System.nanoTime(); try {
+ * read } finally { IoPriority.restore(previous, start); }}. Where the kernel or the platform
+ * refuses (not Linux x86_64 or aarch64, a seccomp filter), {@link #enterIdle} returns {@link
+ * #UNCHANGED} once and every later call returns it without a system call, and reads keep the
+ * thread's priority.
+ *
+ * <p><b>Starvation.</b> While reads of higher classes keep the disk busy, an idle read may wait
+ * long. A read that took more than {@value #MAX_IDLE_MILLIS} ms in the idle class stops {@link
+ * #enterIdle} from entering it, JVM-wide, for the next {@value #BACKOFF_MILLIS} ms: work that
+ * reads in the idle class (a merge) keeps a share of the disk however busy it is.
+ *
+ * <p>Thread-safe: each call acts on the calling thread only.
+ */
+public final class IoPriority {
+  /** What {@link #enterIdle} returns when it left the priority as it was. */
+  public static final int UNCHANGED = -1;
+
+  /** {@code IOPRIO_PRIO_VALUE(IOPRIO_CLASS_IDLE, 0)}: class 3 in the top bits of 16. */
+  static final int IDLE = 3 << 13;
+
+  /** An idle read slower than this ends idle reads for {@link #BACKOFF_MILLIS}. */
+  static final long MAX_IDLE_MILLIS = 200;
+
+  /** How long reads keep their thread's class after an idle read was too slow. */
+  static final long BACKOFF_MILLIS = 5000;
+
+  /** Cleared once the kernel refuses; a benign race. */
+  private static boolean supported = NativeAccess.isAvailable();
+
+  /** {@link System#nanoTime()} until which {@link #enterIdle} leaves the class alone; benign races. */
+  private static volatile long backoffUntil = System.nanoTime();
+
+  private IoPriority() {}
+
+  /**
+   * Puts the calling thread in the idle I/O class.
+   *
+   * @return the priority to give to {@link #restore}, or {@link #UNCHANGED}
+   */
+  public static int enterIdle() {
+    if (!supported || System.nanoTime() - backoffUntil < 0) {
+      return UNCHANGED;
+    }
+    try {
+      int previous = NativeIO.ioprioGet();
+      if (previous < 0 || !NativeIO.ioprioSet(IDLE)) {
+        supported = false;
+        return UNCHANGED;
+      }
+      return previous;
+    } catch (LinkageError e) {
+      supported = false;
+      return UNCHANGED;
+    }
+  }
+
+  /** Gives the calling thread back the priority {@link #enterIdle} returned; nothing for {@link #UNCHANGED}. */
+  public static void restore(int previous) {
+    if (previous != UNCHANGED) {
+      NativeIO.ioprioSet(previous);
+    }
+  }
+
+  /**
+   * As {@link #restore(int)}, for a read that began at {@code startNanos} ({@link
+   * System#nanoTime()}): if it was made in the idle class and took more than {@value
+   * #MAX_IDLE_MILLIS} ms, idle reads stop for {@value #BACKOFF_MILLIS} ms.
+   */
+  public static void restore(int previous, long startNanos) {
+    if (previous != UNCHANGED) {
+      NativeIO.ioprioSet(previous);
+      long now = System.nanoTime();
+      if (now - startNanos > MAX_IDLE_MILLIS * 1_000_000L) {
+        backoffUntil = now + BACKOFF_MILLIS * 1_000_000L;
+      }
+    }
+  }
+
+  /** True while idle reads are held off after a slow one. */
+  public static boolean backingOff() {
+    return System.nanoTime() - backoffUntil < 0;
+  }
+
+  /** Ends a backoff now (for tests). */
+  static void endBackoff() {
+    backoffUntil = System.nanoTime();
+  }
+
+  /** The calling thread's I/O priority value, or -1 where it cannot be read. */
+  public static int current() {
+    try {
+      return supported ? NativeIO.ioprioGet() : -1;
+    } catch (LinkageError e) {
+      return -1;
+    }
+  }
+}

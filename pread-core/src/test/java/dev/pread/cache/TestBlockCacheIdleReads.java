@@ -1,0 +1,99 @@
+package dev.pread.cache;
+
+import com.carrotsearch.randomizedtesting.annotations.ThreadLeakFilters;
+import dev.pread.nativeio.Advice;
+import dev.pread.nativeio.IoPriority;
+import dev.pread.nativeio.NativeFile;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+import jdk.jfr.Recording;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordingFile;
+import org.apache.lucene.tests.util.LuceneTestCase;
+import org.apache.lucene.tests.util.QuickPatchThreadsFilter;
+import org.apache.lucene.tests.util.TestUtil;
+import org.apache.lucene.util.Unwrappable;
+
+/**
+ * {@link BlockCache.Builder#idleReadsAround}: reads around the cache (an input that does not
+ * insert) are made from storage in the idle I/O class, the reader's own misses are not, and the
+ * reading thread gets its priority back. Seen through the {@code dev.pread.cache.BlockLoad} JFR
+ * event's {@code idle} field. Skips, saying why, where the kernel gives no I/O priority.
+ */
+@ThreadLeakFilters(defaultFilters = true, filters = {QuickPatchThreadsFilter.class, JfrThreadsFilter.class})
+public class TestBlockCacheIdleReads extends LuceneTestCase {
+
+  /** Writes a file and drops its pages, so that reads go to storage. */
+  private static Path uncached(Path dir, String name, long seed, long size) throws IOException {
+    Path p = Content.write(dir, name, seed, size);
+    try (FileChannel ch = FileChannel.open(p, StandardOpenOption.WRITE)) {
+      ch.force(true);
+    }
+    try (NativeFile f = NativeFile.open(p)) {
+      f.advise(0, 0, Advice.DONTNEED);
+    }
+    return p;
+  }
+
+  public void testReadsAroundTheCacheAreIdleAndMissesAreNot() throws Exception {
+    int before = IoPriority.current();
+    assumeTrue("ioprio_get is not available here", before >= 0);
+    int previous = IoPriority.enterIdle();
+    IoPriority.restore(previous);
+    assumeTrue("the kernel refused the idle I/O class", previous != IoPriority.UNCHANGED);
+
+    int block = 4096 << random().nextInt(3);
+    boolean option = random().nextBoolean();
+    Path dir = createTempDir();
+    long seed = random().nextLong();
+    Path around = uncached(dir, "around", seed, 8L * block);
+    Path inserted = uncached(dir, "inserted", seed + 1, 8L * block);
+    List<RecordedEvent> events;
+    try (Recording recording = new Recording()) {
+      recording.enable("dev.pread.cache.BlockLoad").withoutThreshold();
+      recording.start();
+      try (BlockCache cache = BlockCache.builder(16L * block).blockSize(block).idleReadsAround(option).build();
+          CachedFile a = cache.open(around, false);
+          CachedFile i = cache.open(inserted, true)) {
+        assumeTrue("the temporary directory refuses O_DIRECT", a.isDirect());
+        byte[] b = new byte[block];
+        int n = TestUtil.nextInt(random(), 1, 8);
+        for (int k = 0; k < n; k++) {
+          a.read((long) k * block, b, 0, block);
+          Content.check("read around", seed, (long) k * block, b, 0, block);
+          assertEquals("the reading thread has its priority back", before, IoPriority.current());
+          i.read((long) k * block, b, 0, block);
+          Content.check("miss", seed + 1, (long) k * block, b, 0, block);
+        }
+      }
+      recording.stop();
+      Path file = Unwrappable.unwrapAll(createTempDir()).toAbsolutePath().resolve("events.jfr");
+      recording.dump(file);
+      events = RecordingFile.readAllEvents(file);
+    }
+    // a read slower than IoPriority's bound (a loaded machine) holds idle reads off for a while
+    boolean heldOff = IoPriority.backingOff();
+    int aroundReads = 0, misses = 0;
+    for (RecordedEvent e : events) {
+      if (!e.getEventType().getName().equals("dev.pread.cache.BlockLoad")) {
+        continue;
+      }
+      if (e.getString("path").equals(around.toString())) {
+        aroundReads++;
+        if (option && !heldOff) {
+          assertTrue(e.toString(), e.getBoolean("idle"));
+        } else if (!option) {
+          assertFalse(e.toString(), e.getBoolean("idle"));
+        }
+      } else if (e.getString("path").equals(inserted.toString())) {
+        misses++;
+        assertFalse(e.toString(), e.getBoolean("idle"));
+      }
+    }
+    assertTrue("reads around the cache were recorded", aroundReads > 0);
+    assertTrue("misses were recorded", misses > 0);
+  }
+}
