@@ -1,6 +1,9 @@
 package dev.pread.bench.lucene;
 
+import java.io.IOException;
+import java.util.HashSet;
 import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
@@ -24,6 +27,8 @@ final class MergeDisturbance implements DisturbedRun.Disturbance {
   private long startNanos;
   private double seconds = -1;
   private double stoppedAfter = -1;
+  /** Bytes of the files the merge had written when it was stopped or ended; -1 if unknown. */
+  private long writtenBytes = -1;
 
   MergeDisturbance(Directory dir) {
     this.dir = dir;
@@ -60,11 +65,15 @@ final class MergeDisturbance implements DisturbedRun.Disturbance {
     IndexWriter w = writer;
     boolean aborted = !done && w != null;
     if (aborted) {
+      writtenBytes = writtenBytes();
       w.rollback(); // aborts the running merge
     }
     thread.join();
     w = writer;
     if (w != null && w.isOpen()) {
+      if (!aborted) {
+        writtenBytes = writtenBytes();
+      }
       w.rollback(); // deletes the merged segment's files: nothing was committed
     }
     if (aborted) {
@@ -77,12 +86,38 @@ final class MergeDisturbance implements DisturbedRun.Disturbance {
     }
   }
 
+  /**
+   * The merge's progress: bytes of the files in the directory that the last commit does not
+   * reference (the merged segment's, temporary files included), as far as written; -1 if the
+   * directory cannot be listed.
+   */
+  private long writtenBytes() {
+    try {
+      Set<String> committed = new HashSet<>(SegmentInfos.readLatestCommit(dir).files(true));
+      long bytes = 0;
+      for (String name : dir.listAll()) {
+        if (!committed.contains(name) && !name.equals(IndexWriter.WRITE_LOCK_NAME)) {
+          try {
+            bytes += dir.fileLength(name);
+          } catch (IOException gone) {
+            // deleted meanwhile (a temporary file the merge was done with)
+          }
+        }
+      }
+      return bytes;
+    } catch (IOException e) {
+      return -1;
+    }
+  }
+
   @Override
   public String describe() {
+    String written = writtenBytes < 0 ? "" : String.format(Locale.ROOT, ", having written %,.0f MB of the merged segment",
+        writtenBytes / 1e6);
     return stoppedAfter >= 0
         ? String.format(Locale.ROOT, "force-merge of %d segments to 1 through the same Directory, stopped unfinished"
-            + " after %.1f s (the regime's cap) and rolled back", segmentsBefore, stoppedAfter)
-        : String.format(Locale.ROOT, "force-merge of %d segments to 1 through the same Directory, %.1f s, rolled back",
-            segmentsBefore, seconds);
+            + " after %.1f s (the regime's cap)%s, and rolled back", segmentsBefore, stoppedAfter, written)
+        : String.format(Locale.ROOT, "force-merge of %d segments to 1 through the same Directory, %.1f s%s, rolled back",
+            segmentsBefore, seconds, written);
   }
 }

@@ -286,8 +286,16 @@ public final class Report {
                 : String.format(Locale.ROOT, "%s / %s / %s", hit(d.hitRatio[0]), hit(d.hitRatio[1]), hit(d.hitRatio[2])),
             d.storageReadBytes[0] / 1e6, d.storageReadBytes[1] / 1e6, d.storageReadBytes[2] / 1e6));
       }
-      mine.stream().filter(d -> d.failure == null).findFirst()
-          .ifPresent(d -> sb.append("\nThe disturbance: ").append(d.disturbance).append(".\n"));
+      List<DisturbedResult> ran = mine.stream().filter(d -> d.failure == null).toList();
+      if (ran.stream().map(d -> d.disturbance).distinct().count() == 1) {
+        sb.append("\nThe disturbance: ").append(ran.get(0).disturbance).append(".\n");
+      } else if (!ran.isEmpty()) {
+        sb.append("\nThe disturbance, per Directory:\n\n");
+        for (DisturbedResult d : ran) {
+          sb.append("- ").append(d.directory).append(", ").append(d.threads).append(d.threads == 1 ? " thread: " : " threads: ")
+              .append(d.disturbance).append('\n');
+        }
+      }
       sb.append('\n');
     }
     return sb.toString();
