@@ -212,11 +212,6 @@ final class AdaptiveRegime {
         "system property " + IDLE_MERGE_READS_PROPERTY + " must be true or false (got \"" + value + "\")");
   }
 
-  /** Whether this regime's merges and read-once inputs read from storage in the idle I/O class. */
-  boolean mergesReadIdle() {
-    return idleMergeReads;
-  }
-
   static long cacheBytesFromProperty() {
     String value = System.getProperty(CACHE_BYTES_PROPERTY);
     if (value == null || value.isBlank()) {
