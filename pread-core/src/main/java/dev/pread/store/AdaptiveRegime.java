@@ -193,7 +193,7 @@ final class AdaptiveRegime {
   /**
    * Whether merges and read-once inputs read from storage around the cache in the idle I/O class
    * ({@link BlockCache.Builder#idleReadsAround}): true unless {@value #IDLE_MERGE_READS_PROPERTY}
-   * is {@code false}. The trade-off: the queries' misses no longer wait behind a merge's reads, and
+   * is {@code false}. The trade-off: the queries' misses do not wait behind a merge's reads, and
    * the merge reads only while no miss is queued, so it takes longer while queries keep the disk
    * busy. Only while inputs read the block cache (the index does not fit); on mappings and the
    * page cache, merges read at their thread's own priority.
