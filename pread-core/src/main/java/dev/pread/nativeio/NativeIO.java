@@ -41,8 +41,13 @@ final class NativeIO {
   static final int O_CREAT = 0100;
   static final int O_TRUNC = 01000;
   static final int O_CLOEXEC = 0x80000;
+  /** The two platforms whose constants and system call numbers this class knows. */
+  private static final boolean AARCH64 = "aarch64".equals(System.getProperty("os.arch"));
+  private static final boolean X86_64 =
+      "amd64".equals(System.getProperty("os.arch")) || "x86_64".equals(System.getProperty("os.arch"));
+
   /** O_DIRECT differs: 040000 on x86_64, 0200000 on aarch64. */
-  static final int O_DIRECT = "aarch64".equals(System.getProperty("os.arch")) ? 0x10000 : 0x4000;
+  static final int O_DIRECT = AARCH64 ? 0x10000 : 0x4000;
 
 
 
@@ -227,11 +232,8 @@ final class NativeIO {
    * glibc has no wrappers. Linked on first use; the numbers are known for x86_64 and aarch64 only.
    */
   private static final class IoPrioCall {
-    private static final boolean X86 = "amd64".equals(System.getProperty("os.arch"))
-        || "x86_64".equals(System.getProperty("os.arch"));
-    private static final boolean ARM = "aarch64".equals(System.getProperty("os.arch"));
-    static final long SYS_IOPRIO_GET = X86 ? 252 : ARM ? 31 : -1;
-    static final long SYS_IOPRIO_SET = X86 ? 251 : ARM ? 30 : -1;
+    static final long SYS_IOPRIO_GET = X86_64 ? 252 : AARCH64 ? 31 : -1;
+    static final long SYS_IOPRIO_SET = X86_64 ? 251 : AARCH64 ? 30 : -1;
 
     static final MethodHandle SYSCALL =
         downcall(

@@ -49,6 +49,15 @@ final class Content {
     return path;
   }
 
+  /** As {@link #write}, then synced to storage, so that its clean pages can be dropped. */
+  static Path writeSynced(Path dir, String name, long seed, long length) throws IOException {
+    Path path = write(dir, name, seed, length);
+    try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(path, java.nio.file.StandardOpenOption.WRITE)) {
+      ch.force(true);
+    }
+    return path;
+  }
+
   /** Index of the first byte of {@code b[offset..offset+len)} that differs from the file, or -1. */
   static int firstMismatch(long seed, long position, byte[] b, int offset, int len) {
     for (int i = 0; i < len; i++) {

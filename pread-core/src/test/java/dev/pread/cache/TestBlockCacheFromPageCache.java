@@ -3,9 +3,7 @@ package dev.pread.cache;
 import dev.pread.nativeio.Advice;
 import dev.pread.nativeio.NativeFile;
 import java.io.IOException;
-import java.nio.channels.FileChannel;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.Random;
 import org.apache.lucene.store.AlreadyClosedException;
 import org.apache.lucene.tests.util.LuceneTestCase;
@@ -19,15 +17,6 @@ import org.apache.lucene.tests.util.TestUtil;
  * {@code O_DIRECT} or the kernel has no {@code cachestat}.
  */
 public class TestBlockCacheFromPageCache extends LuceneTestCase {
-
-  /** Writes a file, flushed to storage so that its pages can be dropped; returns its path. */
-  private static Path written(Path dir, String name, long seed, long size) throws IOException {
-    Path p = Content.write(dir, name, seed, size);
-    try (FileChannel ch = FileChannel.open(p, StandardOpenOption.WRITE)) {
-      ch.force(true);
-    }
-    return p;
-  }
 
   /** Pages of {@code p} in the page cache, -1 without cachestat. */
   private static long residentPages(Path p, long size) throws IOException {
@@ -75,7 +64,7 @@ public class TestBlockCacheFromPageCache extends LuceneTestCase {
     int blockSize = 1 << TestUtil.nextInt(r, 12, 15);
     long size = (long) blockSize * TestUtil.nextInt(r, 4, 40) + r.nextInt(blockSize);
     long seed = r.nextLong();
-    Path p = written(dir, "f", seed, size);
+    Path p = Content.writeSynced(dir, "f", seed, size);
     long blocks = (size + blockSize - 1) / blockSize;
     try (BlockCache cache =
         BlockCache.builder(blocks * blockSize).blockSize(blockSize).fillFromPageCache(true).build()) {
@@ -101,7 +90,7 @@ public class TestBlockCacheFromPageCache extends LuceneTestCase {
     int blockSize = 4096 << r.nextInt(3);
     long size = (long) blockSize * TestUtil.nextInt(r, 8, 40);
     long seed = r.nextLong();
-    Path p = written(dir, "f", seed, size);
+    Path p = Content.writeSynced(dir, "f", seed, size);
     try (BlockCache cache = BlockCache.builder(size).blockSize(blockSize).fillFromPageCache(true).build();
         CachedFile f = cache.open(p, true)) {
       assumeUsable(f, p, size);
@@ -152,7 +141,7 @@ public class TestBlockCacheFromPageCache extends LuceneTestCase {
     Random r = random();
     long size = (long) blockSize * blocks;
     long seed = r.nextLong();
-    Path p = written(createTempDir(), "f", seed, size);
+    Path p = Content.writeSynced(createTempDir(), "f", seed, size);
     BlockCache.Builder b = BlockCache.builder(size).blockSize(blockSize);
     try (BlockCache cache = (fill ? b.fillFromPageCache(true) : b).build();
         CachedFile f = cache.open(p, insert)) {
@@ -183,7 +172,7 @@ public class TestBlockCacheFromPageCache extends LuceneTestCase {
     Path dir = createTempDir();
     long size = 4096L * TestUtil.nextInt(r, 2, 30);
     long seed = r.nextLong();
-    Path p = written(dir, "f", seed, size);
+    Path p = Content.writeSynced(dir, "f", seed, size);
     assertEquals(0, Content.descriptorsUnder(dir));
     BlockCache cache = BlockCache.builder(size).blockSize(4096).fillFromPageCache(true).build();
     try {

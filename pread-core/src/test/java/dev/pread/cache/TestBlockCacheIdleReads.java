@@ -5,9 +5,7 @@ import dev.pread.nativeio.Advice;
 import dev.pread.nativeio.IoPriority;
 import dev.pread.nativeio.NativeFile;
 import java.io.IOException;
-import java.nio.channels.FileChannel;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.List;
 import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordedEvent;
@@ -28,10 +26,7 @@ public class TestBlockCacheIdleReads extends LuceneTestCase {
 
   /** Writes a file and drops its pages, so that reads go to storage. */
   private static Path uncached(Path dir, String name, long seed, long size) throws IOException {
-    Path p = Content.write(dir, name, seed, size);
-    try (FileChannel ch = FileChannel.open(p, StandardOpenOption.WRITE)) {
-      ch.force(true);
-    }
+    Path p = Content.writeSynced(dir, name, seed, size);
     try (NativeFile f = NativeFile.open(p)) {
       f.advise(0, 0, Advice.DONTNEED);
     }
