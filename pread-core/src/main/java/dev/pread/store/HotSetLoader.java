@@ -11,8 +11,12 @@ import java.lang.foreign.MemorySegment;
 import java.util.Objects;
 
 /**
- * Loads the ranges of a {@link HotSetRecord} into the caches queries read, file by file in the
- * record's order, one bounded {@link #step} at a time.
+ * Loads the ranges of a {@link HotSetRecord} into the caches queries read, file by file, the
+ * files with the fewest recorded bytes first, one bounded {@link #step} at a time. Queries read
+ * every kind of file about as often (a terms index, a norms file and a postings file each a few
+ * times a query), so a loaded byte of a small file is more likely to be read soon than one of a
+ * large file; and where the budget ends the load (the index no longer fits), the files left out are
+ * the largest.
  *
  * <p>Each file is checked first: one that is missing, or whose length or last 8 bytes differ from
  * the record's, is skipped as stale. Where queries read it now ({@link HotSet.Host#tier}, looked
@@ -42,6 +46,9 @@ final class HotSetLoader implements Closeable {
 
   long loadedRanges, loadedBytes, cachedBytes, staleFiles, staleBytes, budgetBytes;
 
+  /** Indexes into the record's entries, in loading order. */
+  private final int[] order;
+  /** Position in {@link #order} of the file loading now. */
   private int entry = -1;
   private int range;
   private long position;
@@ -64,6 +71,12 @@ final class HotSetLoader implements Closeable {
     this.record = record;
     this.holder = holder;
     this.stop = stop;
+    this.order =
+        java.util.stream.IntStream.range(0, record.entries.size())
+            .boxed()
+            .sorted(java.util.Comparator.comparingLong((Integer i) -> record.entries.get(i).bytes()).thenComparingInt(i -> i))
+            .mapToInt(Integer::intValue)
+            .toArray();
   }
 
   /**
@@ -86,7 +99,7 @@ final class HotSetLoader implements Closeable {
   /** Opens the next file that is not stale; false at the end of the record. */
   private boolean openNext() throws IOException {
     while (++entry < record.entries.size()) {
-      HotSetRecord.Entry e = record.entries.get(entry);
+      HotSetRecord.Entry e = record.entries.get(order[entry]);
       NativeFile f;
       try {
         f = NativeFile.open(host.directory().resolve(e.name()));
@@ -144,7 +157,7 @@ final class HotSetLoader implements Closeable {
 
   /** Loads the next piece of the current range; returns the bytes it covered. */
   private long piece() throws IOException {
-    HotSetRecord.Entry e = record.entries.get(entry);
+    HotSetRecord.Entry e = record.entries.get(order[entry]);
     long[] ranges = e.ranges();
     long end = ranges[2 * range + 1];
     long length = Math.min(PIECE, end - position);

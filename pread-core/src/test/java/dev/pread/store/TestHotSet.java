@@ -253,6 +253,40 @@ public class TestHotSet extends LuceneTestCase {
     }
   }
 
+  /**
+   * Where the cache cannot take the whole record, the files with the fewest recorded bytes are
+   * loaded first, whatever their names: the small file comes back whole, the large one in part.
+   */
+  public void testSmallestFilesLoadFirst() throws Exception {
+    Path path = createTempDir();
+    Path real = Unwrappable.unwrapAll(path);
+    int largeChunks = TestUtil.nextInt(random(), 6, 10);
+    int smallChunks = TestUtil.nextInt(random(), 1, 2);
+    List<HotSetRecord.Entry> entries = new ArrayList<>();
+    try (CachedPreadDirectory dir = cached(path)) {
+      writeFile(dir, "_0.dat", largeChunks * CHUNK); // first by name
+      writeFile(dir, "_1.dat", smallChunks * CHUNK);
+      for (String name : List.of("_0.dat", "_1.dat")) {
+        try (NativeFile f = NativeFile.open(real.resolve(name))) {
+          entries.add(new HotSetRecord.Entry(name, f.size(), HotSetRecorder.identity(f), new long[] {0, f.size()}));
+        }
+      }
+    }
+    Files.write(real.resolve(HotSetRecord.FILE_NAME), new HotSetRecord(entries).encode());
+    long cacheBytes = (smallChunks + 3) * CHUNK; // the small file and part of the large one
+    try (CachedPreadDirectory dir = cached(path, cacheBytes)) {
+      HotSetStats stats = dir.hotSetLoaded().get();
+      Map<String, long[]> resident = residentRanges(dir.getCache(), real);
+      assertArrayEquals(stats + " " + resident, new long[] {0, smallChunks * CHUNK}, resident.get("_1.dat"));
+      long largeResident = 0;
+      long[] large = resident.getOrDefault("_0.dat", new long[0]);
+      for (int i = 0; i < large.length; i += 2) {
+        largeResident += large[i + 1] - large[i];
+      }
+      assertTrue(stats + " " + resident, largeResident > 0 && largeResident < largeChunks * CHUNK); // in part
+    }
+  }
+
   /** A torn or altered record is ignored: the directory opens, loads nothing, and throws nothing. */
   public void testTornRecordLoadsNothing() throws Exception {
     Path path = createTempDir();
@@ -379,7 +413,11 @@ public class TestHotSet extends LuceneTestCase {
 
   /** A CachedPreadDirectory with a cache of its own of 64 MiB (whatever the system property says). */
   private static CachedPreadDirectory cached(Path path) throws IOException {
-    BlockCache cache = BlockCache.builder(64L << 20).build();
+    return cached(path, 64L << 20);
+  }
+
+  private static CachedPreadDirectory cached(Path path, long cacheBytes) throws IOException {
+    BlockCache cache = BlockCache.builder(cacheBytes).build();
     try {
       return new CachedPreadDirectory(path, FSLockFactory.getDefault(), cache) {
         @Override
