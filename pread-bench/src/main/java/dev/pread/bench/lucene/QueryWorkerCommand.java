@@ -18,6 +18,7 @@ import dev.pread.bench.raw.StrategyRegistry;
 import dev.pread.bench.report.DisturbedResult;
 import dev.pread.bench.report.Format;
 import dev.pread.bench.report.Results;
+import dev.pread.bench.report.Timeline;
 import dev.pread.store.AdaptiveDirectory;
 import dev.pread.store.CachedPreadDirectory;
 import dev.pread.store.HotSetStats;
@@ -302,6 +303,9 @@ public final class QueryWorkerCommand implements Callable<Integer> {
   /** Milliseconds of queries right before each warm cell, after the worker idled. */
   static final long WARM_UP_MILLIS = 200;
 
+  /** Length of the intervals of a restarted JVM's first seconds ({@link Results.QueryCell#intervalQps}). */
+  static final double RESTART_INTERVAL_SECONDS = 1.0;
+
   /** The regime of a live worker: warm and cold cells, as the parent asks for them. */
   static final String LIVE = "live";
 
@@ -479,8 +483,27 @@ public final class QueryWorkerCommand implements Callable<Integer> {
     CompilerCpu compilerBefore = window != null ? window.compilerBefore() : CompilerCpu.now();
     long readsBefore = regime.equals("throttled") ? IoThrottle.ownReadOps(Path.of(spec.index)) : -1;
     double left = window == null ? seconds : Math.max(seconds / 10, seconds - window.elapsedSeconds());
-    QueryRun.Result res =
-        QueryRun.run(searcher, mix, spec.reference, threads, first, (long) (left * 1000), spec.directory);
+    // A restarted JVM's first seconds, per interval from the open: how soon it reaches its warm rate.
+    Timeline.Recorder[] recorders = null;
+    if (window != null && regime.startsWith("restart")) {
+      recorders = new Timeline.Recorder[threads];
+      for (int i = 0; i < threads; i++) {
+        recorders[i] = new Timeline.Recorder();
+      }
+    }
+    long deadline = System.nanoTime() + (long) (left * 1e9);
+    QueryRun.Result res = QueryRun.run(searcher, mix, spec.reference, threads, first,
+        () -> System.nanoTime() < deadline, spec.directory, recorders);
+    if (recorders != null) {
+      Timeline tl = Timeline.of(recorders, window.startNanos(), System.nanoTime(), RESTART_INTERVAL_SECONDS);
+      c.intervalSeconds = tl.intervalSeconds();
+      c.intervalQps = new double[tl.intervals()];
+      c.intervalP99Micros = new long[tl.intervals()];
+      for (int i = 0; i < tl.intervals(); i++) {
+        c.intervalQps[i] = tl.qps(i);
+        c.intervalP99Micros[i] = tl.p99Micros(i);
+      }
+    }
     double qps = window == null ? res.qps() : res.queries() / window.elapsedSeconds();
     ProcStats d = ProcStats.now().minus(before);
     long compiler = CompilerCpu.now().millisSince(compilerBefore);

@@ -208,17 +208,82 @@ public final class Report {
       return "";
     }
     StringBuilder sb = new StringBuilder("#### restart (QPS over the first seconds after the open, against the same"
-        + " Directory's warm QPS)\n\n| directory | threads | warm QPS | page cache kept: QPS | kept / warm | hot set"
-        + " loaded, kept (MB) | page cache dropped: QPS | dropped / warm | hot set loaded, dropped (MB) | MB read from"
-        + " storage, dropped |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        + " Directory's warm QPS)\n\n| directory | threads | warm QPS | page cache kept: QPS | kept / warm | at "
+        + WARM_SHARE + "x warm from (s), kept | hot set loaded, kept (MB) | page cache dropped: QPS | dropped / warm | at "
+        + WARM_SHARE + "x warm from (s), dropped | hot set loaded, dropped (MB) | MB read from storage, dropped |\n"
+        + "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (Results.QueryCell w : warm) {
       Results.QueryCell k = r.queryCell("restart kept", w.directory, w.threads);
       Results.QueryCell d = r.queryCell("restart dropped", w.directory, w.threads);
-      sb.append(String.format(Locale.ROOT, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |%n", w.directory,
-          w.threads, qps(w), qps(k), ratioTo(k, w), hotSet(k), qps(d), ratioTo(d, w), hotSet(d),
+      sb.append(String.format(Locale.ROOT, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%n", w.directory,
+          w.threads, qps(w), qps(k), ratioTo(k, w), toWarm(k, w), hotSet(k), qps(d), ratioTo(d, w), toWarm(d, w), hotSet(d),
           ok(d) == null || d.storageReadBytes < 0 ? "" : String.format(Locale.ROOT, "%.0f", d.storageReadBytes / 1e6)));
     }
+    double interval = r.queryCells.stream().filter(c -> c.intervalQps != null).mapToDouble(c -> c.intervalSeconds)
+        .findFirst().orElse(Double.NaN);
+    if (!Double.isNaN(interval)) {
+      sb.append(String.format(Locale.ROOT, "At %sx warm from: the start of the first %d intervals of %.0f s in a row in"
+          + " which the restarted JVM ran at %sx its warm QPS or more, counted from the open (\"-\": not within the"
+          + " cell).%n", WARM_SHARE, WARM_RUN, interval, WARM_SHARE));
+    }
     return sb.append('\n').toString();
+  }
+
+  /** The share of its warm QPS a restarted JVM counts as warm again, for {@link #toWarm}. */
+  static final double WARM_SHARE = 0.9;
+
+  /** Intervals in a row at {@link #WARM_SHARE} of the warm QPS that {@link #toWarm} asks for. */
+  static final int WARM_RUN = 3;
+
+  /** Seconds from the open to the first {@link #WARM_RUN} intervals in a row at {@link #WARM_SHARE} of {@code warm}'s QPS. */
+  static String toWarm(Results.QueryCell c, Results.QueryCell warm) {
+    if (ok(c) == null || ok(warm) == null || c.intervalQps == null) {
+      return "";
+    }
+    double target = WARM_SHARE * Stats.median(warm.qps);
+    int whole = c.intervalQps.length - 1; // the last interval may be short: not counted
+    for (int i = 0; i + WARM_RUN <= whole; i++) {
+      boolean warmAgain = true;
+      for (int j = i; j < i + WARM_RUN; j++) {
+        warmAgain &= c.intervalQps[j] >= target;
+      }
+      if (warmAgain) {
+        return String.format(Locale.ROOT, "%.0f", i * c.intervalSeconds);
+      }
+    }
+    return "-";
+  }
+
+  /** Per thread count of the restart runs: QPS per interval from the open, a line per Directory and case. */
+  private static List<String> restartCharts(Results r, Path folder) throws IOException {
+    List<String> names = new ArrayList<>();
+    List<Results.QueryCell> cells = r.queryCells.stream()
+        .filter(c -> c.regime.startsWith("restart ") && !c.regime.equals("restart warm") && ok(c) != null
+            && c.intervalQps != null)
+        .toList();
+    for (int t : cells.stream().map(c -> c.threads).distinct().sorted().toList()) {
+      XYChart chart = new XYChartBuilder().width(1100).height(520)
+          .title(String.format(Locale.ROOT, "restart, %d thread%s: QPS per %.0f s from the Directory's open", t,
+              t == 1 ? "" : "s", cells.get(0).intervalSeconds))
+          .xAxisTitle("seconds from the open").yAxisTitle("queries per second").build();
+      chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
+      for (Results.QueryCell c : cells) {
+        if (c.threads != t) {
+          continue;
+        }
+        List<Double> xs = new ArrayList<>();
+        List<Double> ys = new ArrayList<>();
+        for (int i = 0; i < c.intervalQps.length; i++) {
+          xs.add((i + 0.5) * c.intervalSeconds);
+          ys.add(c.intervalQps[i]);
+        }
+        chart.addSeries(c.directory + ", page cache " + c.regime.substring("restart ".length()), xs, ys);
+      }
+      String name = String.format(Locale.ROOT, "restart-qps-%dt.png", t);
+      BitmapEncoder.saveBitmap(chart, folder.resolve(name).toString(), BitmapEncoder.BitmapFormat.PNG);
+      names.add(name);
+    }
+    return names;
   }
 
   private static String qps(Results.QueryCell c) {
@@ -669,6 +734,7 @@ public final class Report {
     }
     names.addAll(changingCharts(r, folder));
     names.addAll(disturbedCharts(r, folder));
+    names.addAll(restartCharts(r, folder));
     if (!r.prefetchDistance.isEmpty()) {
       XYChart chart = new XYChartBuilder().width(900).height(520)
           .title("Prefetch distance under memory pressure (random 8 KiB preads, 1 thread)")

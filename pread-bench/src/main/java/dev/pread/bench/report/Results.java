@@ -97,13 +97,20 @@ public final class Results {
      * without it, or /proc unreadable): on few cores, time the queries could not have.
      */
     public Long compilerCpuMillis;
-    /** Pressure only: page cache charged to the group at the end of the cell. */
-    /** Reads the worker's I/O group made from the index's disk in the cell (throttled regime), or -1. */
     /** Restart: bytes of the hot set the Directory loaded or found cached at open, and recorded; -1: none. */
     public long hotSetLoadedBytes = -1;
     public long hotSetRecordedBytes = -1;
+    /** Reads the worker's I/O group made from the index's disk in the cell (throttled regime), or -1. */
     public long deviceReads = -1;
+    /** Pressure only: page cache charged to the group at the end of the cell. */
     public long pageCacheBytes = -1;
+    /**
+     * Restart only (else null): per interval of {@link #intervalSeconds} from the Directory's open,
+     * the queries completed per second and their p99 (-1: none completed).
+     */
+    public double[] intervalQps;
+    public long[] intervalP99Micros;
+    public double intervalSeconds;
     /** Mean latency per query kind over all rounds, in microseconds. */
     public java.util.Map<String, Double> meanMicrosByKind = new java.util.TreeMap<>();
     /** dir-cached only: what its block cache did, summed over rounds. */

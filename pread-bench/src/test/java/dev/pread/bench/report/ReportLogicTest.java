@@ -126,6 +126,45 @@ public class ReportLogicTest {
     assertArrayEquals(new double[] {120, 60, 132}, r.cell("warm", "dir-pread", 4096, 1).rounds, 1e-9);
   }
 
+  /**
+   * The restart table gives the second from which a restarted JVM ran at 0.9x its warm QPS for
+   * three intervals in a row (the last, possibly short, interval not counted), and the report
+   * charts every cell's intervals.
+   */
+  @Test
+  public void restartTableAndChart() throws Exception {
+    Results r = new Results();
+    r.date = "2026-11-27 10:00:00";
+    r.command = "./pread bench";
+    r.lucene = new Results.Lucene();
+    r.lucene.corpus = "test";
+    Results.QueryCell warm = new Results.QueryCell("restart warm", "dir-a", 1, 1);
+    warm.qps[0] = 100;
+    Results.QueryCell kept = new Results.QueryCell("restart kept", "dir-a", 1, 1);
+    kept.qps[0] = 85;
+    kept.intervalSeconds = 1;
+    // 90 in interval 1, a dip in 2, then three in a row from 3; the last (short) interval is not counted
+    kept.intervalQps = new double[] {40, 95, 50, 90, 91, 99, 20};
+    kept.intervalP99Micros = new long[] {9000, 2000, 7000, 2000, 2000, 2000, 2000};
+    Results.QueryCell dropped = new Results.QueryCell("restart dropped", "dir-a", 1, 1);
+    dropped.qps[0] = 50;
+    dropped.intervalSeconds = 1;
+    dropped.intervalQps = new double[] {10, 20, 95, 96, 97}; // only two whole intervals at 0.9x
+    dropped.intervalP99Micros = new long[] {1, 1, 1, 1, 1};
+    r.queryCells.add(warm);
+    r.queryCells.add(kept);
+    r.queryCells.add(dropped);
+    assertEquals("3", Report.toWarm(kept, warm));
+    assertEquals("-", Report.toWarm(dropped, warm));
+    assertEquals("", Report.toWarm(warm, warm)); // no intervals
+    String md = Report.markdown(r);
+    assertTrue(md, md.contains("| dir-a | 1 | 100.0 | 85.0 | 0.85x | 3 | - | 50.0 | 0.50x | - | - |"));
+    Path folder = tmp.getRoot().toPath().resolve("restart");
+    Path report = Report.write(r, folder);
+    assertTrue(Files.readString(report).contains("![restart-qps-1t.png]"));
+    assertTrue(Files.size(folder.resolve("restart-qps-1t.png")) > 1000);
+  }
+
   /** "(oversubscribed)" marks thread counts above the cores of the machine the run measured on, not this one's. */
   @Test
   public void oversubscriptionIsJudgedByTheRunsMachine() {
