@@ -85,9 +85,10 @@ import org.apache.lucene.util.Unwrappable;
  * crash-safe (a temporary file, synced, renamed atomically, the directory synced), and the record
  * carries a CRC-32C: a torn, truncated or otherwise invalid record is ignored as a whole (logged at
  * debug level), and a file that is missing or was replaced is skipped. At open, one daemon thread
- * shared by all directories of the JVM loads the recorded ranges in file order, without blocking
- * opens or reads: into the page cache with reads of up to 4 MiB (skipping what is cached already,
- * at most the memory the files may use there), or, while inputs read the block cache, into its free
+ * shared by all directories of the JVM loads the recorded ranges, the files with the fewest
+ * recorded bytes first, without blocking opens or reads: into the page cache with reads of up to 4
+ * MiB (skipping what is cached already, at most the memory the files may use there), or, while
+ * inputs read the block cache, into its free
  * blocks (never evicting one), holding the file open in the cache until the directory closes or
  * deletes it. The trade-off: loading reads the disk at open and competes with the first queries for
  * I/O, but in large sequential reads, which a device serves much faster than the small random
