@@ -254,6 +254,17 @@ public final class Report {
     return "-";
   }
 
+  /** Adds a line of {@code values}, one per interval of {@code intervalSeconds}, at the intervals' middles. */
+  private static void addIntervals(XYChart chart, String name, double[] values, double intervalSeconds) {
+    List<Double> xs = new ArrayList<>();
+    List<Double> ys = new ArrayList<>();
+    for (int i = 0; i < values.length; i++) {
+      xs.add((i + 0.5) * intervalSeconds);
+      ys.add(values[i]);
+    }
+    chart.addSeries(name, xs, ys);
+  }
+
   /** Per thread count of the restart runs: QPS per interval from the open, a line per Directory and case. */
   private static List<String> restartCharts(Results r, Path folder) throws IOException {
     List<String> names = new ArrayList<>();
@@ -271,13 +282,8 @@ public final class Report {
         if (c.threads != t) {
           continue;
         }
-        List<Double> xs = new ArrayList<>();
-        List<Double> ys = new ArrayList<>();
-        for (int i = 0; i < c.intervalQps.length; i++) {
-          xs.add((i + 0.5) * c.intervalSeconds);
-          ys.add(c.intervalQps[i]);
-        }
-        chart.addSeries(c.directory + ", page cache " + c.regime.substring("restart ".length()), xs, ys);
+        addIntervals(chart, c.directory + ", page cache " + c.regime.substring("restart ".length()), c.intervalQps,
+            c.intervalSeconds);
       }
       String name = String.format(Locale.ROOT, "restart-qps-%dt.png", t);
       BitmapEncoder.saveBitmap(chart, folder.resolve(name).toString(), BitmapEncoder.BitmapFormat.PNG);
@@ -386,13 +392,8 @@ public final class Report {
           if (d.threads != t) {
             continue;
           }
-          List<Double> xs = new ArrayList<>();
-          List<Double> ys = new ArrayList<>();
-          for (int i = 0; i < d.intervalQps.length; i++) {
-            xs.add((i + 0.5) * d.intervalSeconds);
-            ys.add(d.intervalQps[i]);
-          }
-          chart.addSeries(String.format(Locale.ROOT, "%s (%.0f-%.0f s)", d.directory, d.start, d.end), xs, ys);
+          addIntervals(chart, String.format(Locale.ROOT, "%s (%.0f-%.0f s)", d.directory, d.start, d.end), d.intervalQps,
+              d.intervalSeconds);
         }
         String name = String.format(Locale.ROOT, "%s-qps-%dt.png", regime, t);
         BitmapEncoder.saveBitmap(chart, folder.resolve(name).toString(), BitmapEncoder.BitmapFormat.PNG);
