@@ -42,6 +42,12 @@ public final class NativeFile implements Closeable {
   private final long directAlign;
   private final NativeIO.Stat stat;
   private final ReadGuard guard = new ReadGuard();
+  /** True while reads drop the pages they bring into the page cache ({@link #dropBehind()}). */
+  private volatile boolean dropBehind;
+
+  private static final System.Logger LOG = System.getLogger(NativeFile.class.getName());
+  private static final java.util.concurrent.atomic.AtomicBoolean DROP_BEHIND_REFUSED_LOGGED =
+      new java.util.concurrent.atomic.AtomicBoolean();
 
   private NativeFile(Path path, int fd, NativeIO.Stat stat, boolean direct) {
     this.path = path;
@@ -50,6 +56,30 @@ public final class NativeFile implements Closeable {
     this.stat = stat;
     this.direct = direct;
     this.directAlign = Math.max(4096, stat.directOffsetAlignment());
+  }
+
+  /**
+   * From now on, reads through this descriptor leave no page of their own in the page cache: the
+   * pages the kernel reads for them are dropped once copied ({@code preadv2} with {@code
+   * RWF_DONTCACHE}), and pages they find cached stay, as cached as before. For reads that should
+   * not evict what other readers keep there, such as a merge's. Where the kernel or file system
+   * cannot (Linux before 6.14, or a file system without it: EOPNOTSUPP), or the C library has no
+   * {@code preadv2}, reads go on as plain {@code pread} after one log line per JVM; {@link
+   * #isDropBehind()} then turns false. Vectored reads ({@link #readInto}) are not affected.
+   *
+   * @throws IllegalStateException if this file was opened with {@code O_DIRECT}, whose reads never
+   *     use the page cache
+   */
+  public void dropBehind() {
+    if (direct) {
+      throw new IllegalStateException(path + ": opened with O_DIRECT, its reads bypass the page cache already");
+    }
+    dropBehind = true;
+  }
+
+  /** True while reads drop the pages they bring in (see {@link #dropBehind()}). */
+  public boolean isDropBehind() {
+    return dropBehind;
   }
 
   /** Most segments one {@link #readInto} call accepts. */
@@ -225,7 +255,7 @@ public final class NativeFile implements Closeable {
         while (total < maxLength) {
           int chunk = Math.min(maxLength - total, scratch.capacity());
           int chunkMin = Math.min(chunk, Math.max(0, minLength - total));
-          int got = (int) readUpTo(scratch.capture, scratch.data, chunkMin, chunk, position + total);
+          int got = (int) readUpTo(scratch, scratch.data, chunkMin, chunk, position + total);
           MemorySegment.copy(scratch.data, ValueLayout.JAVA_BYTE, 0, dst, offset + total, got);
           total += got;
           if (got < chunk) {
@@ -258,7 +288,7 @@ public final class NativeFile implements Closeable {
     try {
       NativeBuffers.Scratch scratch = NativeBuffers.borrow(0);
       try {
-        readUpTo(scratch.capture, dst, dst.byteSize(), dst.byteSize(), position);
+        readUpTo(scratch, dst, dst.byteSize(), dst.byteSize(), position);
       } finally {
         NativeBuffers.release(scratch);
       }
@@ -467,8 +497,9 @@ public final class NativeFile implements Closeable {
    *
    * @return the bytes read: {@code count}, or fewer (at least {@code min}) at end of file
    */
-  private long readUpTo(MemorySegment capture, MemorySegment buf, long min, long count, long position)
+  private long readUpTo(NativeBuffers.Scratch scratch, MemorySegment buf, long min, long count, long position)
       throws IOException {
+    MemorySegment capture = scratch.capture;
     long done = 0;
     MemorySegment target = buf;
     while (done < count) {
@@ -476,7 +507,7 @@ public final class NativeFile implements Closeable {
       // 0 in production; a test may make this pread fail or come back short.
       long fault = Faults.beforeRead(path, position + done, want, direct);
       long ask = fault > 0 && shortReadLength(fault, want) > 0 ? shortReadLength(fault, want) : want;
-      long n = fault < 0 ? fault : NativeIO.pread(capture, fd, target, ask, position + done);
+      long n = fault < 0 ? fault : pread(scratch, target, ask, position + done);
       if (n > 0) {
         done += n;
         target = buf.asSlice(done);
@@ -503,6 +534,28 @@ public final class NativeFile implements Closeable {
       }
     }
     return done;
+  }
+
+  /** One pread, or one that drops the pages it brings in while {@link #dropBehind} holds. */
+  private long pread(NativeBuffers.Scratch scratch, MemorySegment buf, long count, long position) {
+    if (dropBehind) {
+      long n;
+      try {
+        n = NativeIO.preadDropBehind(scratch.capture, scratch.aux, fd, buf, count, position);
+      } catch (LinkageError e) {
+        n = -Errno.EOPNOTSUPP;
+      }
+      if (n != -Errno.EOPNOTSUPP) {
+        return n;
+      }
+      dropBehind = false;
+      if (DROP_BEHIND_REFUSED_LOGGED.compareAndSet(false, true)) {
+        LOG.log(System.Logger.Level.INFO, "reads that should drop the pages they bring in keep them: the kernel or"
+            + " the C library refused preadv2 with RWF_DONTCACHE (Linux 6.14 and later, on file systems that"
+            + " support it) for " + path + "; logged once");
+      }
+    }
+    return NativeIO.pread(scratch.capture, fd, buf, count, position);
   }
 
   /**

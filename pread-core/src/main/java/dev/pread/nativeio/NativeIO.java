@@ -542,6 +542,44 @@ final class NativeIO {
     }
   }
 
+  /** {@code preadv2}'s flag: pages the read brings into the page cache are dropped once copied. */
+  static final int RWF_DONTCACHE = 0x80;
+
+  /** Linked at first use: a C library without {@code preadv2} (glibc before 2.26) fails only there. */
+  private static final class DropBehindCall {
+    static final MethodHandle PREADV2 =
+        downcall(
+            "preadv2",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG, JAVA_INT),
+            CAPTURE_ERRNO);
+
+    private DropBehindCall() {}
+  }
+
+  /**
+   * One {@code preadv2(fd, iov, 1, offset, RWF_DONTCACHE)} of {@code count} bytes into {@code
+   * buf}, not retried: pages the kernel reads for it are dropped from the page cache once copied,
+   * pages it found cached stay (Linux 6.14 and later, on file systems that support it; others fail
+   * it with EOPNOTSUPP).
+   *
+   * @param iov {@link #IOVEC_SIZE} bytes of scratch memory for the iovec
+   * @return the number of bytes read (0 at end of file), or {@code -errno} on failure
+   * @throws LinkageError if the C library has no {@code preadv2}
+   */
+  static long preadDropBehind(MemorySegment capture, MemorySegment iov, int fd, MemorySegment buf, long count,
+      long offset) {
+    iov.set(ValueLayout.ADDRESS, 0, buf);
+    iov.set(JAVA_LONG, 8, count);
+    try {
+      long n = (long) DropBehindCall.PREADV2.invokeExact(capture, fd, iov, 1, offset, RWF_DONTCACHE);
+      return n >= 0 ? n : -errno(capture);
+    } catch (LinkageError e) {
+      throw e;
+    } catch (Throwable t) {
+      throw new AssertionError(t);
+    }
+  }
+
   /**
    * One {@code pwrite(fd, buf, count, offset)} call, not retried.
    *

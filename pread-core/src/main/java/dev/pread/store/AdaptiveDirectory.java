@@ -39,7 +39,9 @@ import org.apache.lucene.util.Unwrappable;
  * from storage in the idle I/O class ({@link BlockCache.Builder#idleReadsAround}), so the queries'
  * misses do not wait behind a merge's reads, at the cost of a merge that runs slower while queries
  * keep the disk busy. Where inputs read the page cache with {@code pread}, merges do too, without
- * readahead.
+ * readahead, and the pages their reads bring in are dropped once copied ({@link
+ * dev.pread.nativeio.NativeFile#dropBehind()}, Linux 6.14+): the queries' pages stay, at the cost
+ * of a merge that reads again from storage what it reads twice.
  *
  * <p>The choice is made for all adaptive directories of the JVM together, at most once a second,
  * from the total size of their open files and the kernel's memory figures; every switch is logged

@@ -217,6 +217,11 @@ final class AdaptiveFile {
       } catch (IOException e) {
         // advice is a hint: read on without it
       }
+      if (!usesCache) {
+        // Merges and read-once inputs leave no page of their own behind: the queries' pages, which
+        // this path keeps in little memory, stay (pages a merge finds cached stay too).
+        file.dropBehind();
+      }
       // Merges read the page cache at their thread's own I/O class: the queries' misses keep the
       // disk busy on this path, and an idle merge there wrote a fifth of what MMapDirectory's did.
       pageCache =

@@ -355,6 +355,41 @@ public class TestNativeFile extends LuceneTestCase {
     }
   }
 
+  /**
+   * Reads with drop-behind return the file's bytes, leave none of the pages they brought in cached,
+   * and leave the pages that were cached before them cached. Skipped where the kernel refuses it.
+   */
+  public void testDropBehindLeavesOnlyWhatWasCached() throws IOException {
+    byte[] content = new byte[1 << 20];
+    random().nextBytes(content);
+    Path p = writeFile(realTempDir(), "dropbehind", content);
+    try (NativeFile f = NativeFile.open(p)) {
+      assumeTrue("needs cachestat(2), Linux 6.5+", f.cachedPages(0, 4096) >= 0);
+      java.nio.channels.FileChannel.open(p, java.nio.file.StandardOpenOption.WRITE).force(true);
+      f.advise(0, 0, Advice.DONTNEED);
+      assumeTrue("DONTNEED does not drop pages on this file system", f.cachedPages(0, 1 << 20) == 0);
+      f.advise(0, 0, Advice.RANDOM); // no readahead: exactly the pages read
+      int cachedBefore = 4096 * TestUtil.nextInt(random(), 1, 64);
+      byte[] b = new byte[content.length];
+      f.read(0, b, 0, cachedBefore); // these pages are cached by a plain read
+      f.dropBehind();
+      assertTrue(f.isDropBehind());
+      int pos = 0;
+      while (pos < content.length) {
+        int len = Math.min(content.length - pos, TestUtil.nextInt(random(), 1, 200_000));
+        f.read(pos, b, pos, len);
+        pos += len;
+      }
+      assertArrayEquals(content, b);
+      assumeTrue("the kernel refused RWF_DONTCACHE (Linux 6.14+, and file system support)", f.isDropBehind());
+      assertEquals(cachedBefore / 4096, f.cachedPages(0, cachedBefore));
+      assertEquals(0, f.cachedPages(cachedBefore, content.length - cachedBefore));
+    }
+    try (NativeFile direct = openDirectOrSkip(p)) {
+      expectThrows(IllegalStateException.class, direct::dropBehind);
+    }
+  }
+
   public void testDirectByteBufferDestination() throws IOException {
     byte[] content = new byte[5000];
     random().nextBytes(content);
