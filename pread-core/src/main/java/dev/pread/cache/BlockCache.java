@@ -236,8 +236,8 @@ public final class BlockCache implements Closeable {
      * reads then wait while reads of a higher class, the cache's own misses, are queued, so a merge
      * reading gigabytes around the cache delays the queries' misses less. The trade-off: under a
      * disk kept busy by other reads, each such read may wait up to the scheduler's aging limit
-     * (10 s for mq-deadline), so a merge can take longer. Two {@code ioprio_set} calls per such
-     * read.
+     * (10 s for mq-deadline), so a merge can take longer. An {@code ioprio_get} and two {@code
+     * ioprio_set} calls per such read.
      */
     public Builder idleReadsAround(boolean enabled) {
       this.idleReadsAround = enabled;

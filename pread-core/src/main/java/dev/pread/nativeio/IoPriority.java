@@ -63,17 +63,11 @@ public final class IoPriority {
     }
   }
 
-  /** Gives the calling thread back the priority {@link #enterIdle} returned; nothing for {@link #UNCHANGED}. */
-  public static void restore(int previous) {
-    if (previous != UNCHANGED) {
-      NativeIO.ioprioSet(previous);
-    }
-  }
-
   /**
-   * As {@link #restore(int)}, for a read that began at {@code startNanos} ({@link
-   * System#nanoTime()}): if it was made in the idle class and took more than {@value
-   * #MAX_IDLE_MILLIS} ms, idle reads stop for {@value #BACKOFF_MILLIS} ms.
+   * Gives the calling thread back the priority {@link #enterIdle} returned (nothing for {@link
+   * #UNCHANGED}), after a read that began at {@code startNanos} ({@link System#nanoTime()}): if it
+   * was made in the idle class and took more than {@value #MAX_IDLE_MILLIS} ms, idle reads stop for
+   * {@value #BACKOFF_MILLIS} ms.
    */
   public static void restore(int previous, long startNanos) {
     if (previous != UNCHANGED) {

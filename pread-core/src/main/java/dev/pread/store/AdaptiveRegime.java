@@ -201,15 +201,7 @@ final class AdaptiveRegime {
    * @throws IllegalArgumentException if the property is neither true nor false
    */
   static boolean idleMergeReads() {
-    String value = System.getProperty(IDLE_MERGE_READS_PROPERTY, "true").trim();
-    if (value.equalsIgnoreCase("true")) {
-      return true;
-    }
-    if (value.equalsIgnoreCase("false")) {
-      return false;
-    }
-    throw new IllegalArgumentException(
-        "system property " + IDLE_MERGE_READS_PROPERTY + " must be true or false (got \"" + value + "\")");
+    return BooleanProperty.read(IDLE_MERGE_READS_PROPERTY, true);
   }
 
   static long cacheBytesFromProperty() {

@@ -107,12 +107,7 @@ final class HotSet implements Closeable {
 
   /** True unless the system property {@value #ENABLED_PROPERTY} is {@code false} or native access is off. */
   static boolean enabled() {
-    String value = System.getProperty(ENABLED_PROPERTY, "true").trim();
-    if (!value.equalsIgnoreCase("true") && !value.equalsIgnoreCase("false")) {
-      throw new IllegalArgumentException(
-          "system property " + ENABLED_PROPERTY + " must be true or false (got \"" + value + "\")");
-    }
-    return value.equalsIgnoreCase("true") && NativeAccess.isAvailable();
+    return BooleanProperty.read(ENABLED_PROPERTY, true) && NativeAccess.isAvailable();
   }
 
   static long intervalSeconds() {

@@ -37,7 +37,7 @@ public class TestBlockCacheIdleReads extends LuceneTestCase {
     int before = IoPriority.current();
     assumeTrue("ioprio_get is not available here", before >= 0);
     int previous = IoPriority.enterIdle();
-    IoPriority.restore(previous);
+    IoPriority.restore(previous, System.nanoTime());
     assumeTrue("the kernel refused the idle I/O class", previous != IoPriority.UNCHANGED);
 
     int block = 4096 << random().nextInt(3);

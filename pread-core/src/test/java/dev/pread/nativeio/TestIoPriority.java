@@ -19,10 +19,10 @@ public class TestIoPriority extends LuceneTestCase {
       assertEquals(before, previous);
       assertEquals(IoPriority.IDLE, IoPriority.current());
     } finally {
-      IoPriority.restore(previous);
+      IoPriority.restore(previous, System.nanoTime());
     }
     assertEquals(before, IoPriority.current());
-    IoPriority.restore(IoPriority.UNCHANGED); // nothing to give back
+    IoPriority.restore(IoPriority.UNCHANGED, System.nanoTime()); // nothing to give back
     assertEquals(before, IoPriority.current());
   }
 
@@ -43,7 +43,7 @@ public class TestIoPriority extends LuceneTestCase {
               } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
               } finally {
-                IoPriority.restore(previous);
+                IoPriority.restore(previous, System.nanoTime());
               }
             });
     t.start();
