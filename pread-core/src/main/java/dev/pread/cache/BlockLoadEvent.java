@@ -45,4 +45,8 @@ final class BlockLoadEvent extends jdk.jfr.Event {
   @Label("Idle I/O Class")
   @Description("read from storage in the idle I/O class (BlockCache.Builder#idleReadsAround)")
   boolean idle;
+
+  @Label("First I/O Level")
+  @Description("read from storage at the highest best-effort I/O level: a query's demand load, prefetch or read around")
+  boolean first;
 }

@@ -139,7 +139,7 @@ final class FileBlocks {
         if (run.count > 0) {
           loadedThrough = block + run.count - 1;
         } else if (run.outcome == Outcome.REJECTED) {
-          done += readAround(block, inBlock, dst, offset + done, len, block, true, false);
+          done += readAround(block, inBlock, dst, offset + done, len, block, true, true);
           continue;
         }
       }
@@ -164,12 +164,12 @@ final class FileBlocks {
       long e = entry(block);
       if (e == 0) {
         if (!insert) {
-          return readAround(block, inBlock, dst, offset, remaining, lastBlock, false, cache.idleReadsAround);
+          return readAround(block, inBlock, dst, offset, remaining, lastBlock, false, false);
         }
         Run run = load(block, lastBlock);
         if (run.count == 0 && run.outcome != Outcome.PRESENT) {
           // refused by admission, or every slot busy
-          return readAround(block, inBlock, dst, offset, len, block, run.outcome == Outcome.REJECTED, false);
+          return readAround(block, inBlock, dst, offset, len, block, run.outcome == Outcome.REJECTED, true);
         }
         loadedHere |= run.count > 0;
         continue;
@@ -242,7 +242,7 @@ final class FileBlocks {
   void readUncached(long position, byte[] dst, int offset, int len, long why) throws IOException {
     int block = (int) (position >>> blockShift);
     int inBlock = (int) (position & (blockSize - 1));
-    readAround(block, inBlock, dst, offset, len, block, why == Outcome.REJECTED, false);
+    readAround(block, inBlock, dst, offset, len, block, why == Outcome.REJECTED, true);
   }
 
   /**
@@ -292,7 +292,14 @@ final class FileBlocks {
       long expected = Math.min(size, (long) (first + n) << blockShift) - position;
       NativeFile from = source(position, expected);
       event.pageCache = from != file;
-      got = from.readInto(position, segments, n);
+      // a query waits on a demand load and soon on a prefetch: ahead of other work's reads
+      int priority = from == file && kind != WARM ? IoPriority.enterFirst() : IoPriority.UNCHANGED;
+      try {
+        got = from.readInto(position, segments, n);
+      } finally {
+        IoPriority.restore(priority);
+      }
+      event.first = priority != IoPriority.UNCHANGED;
       (from == file ? counters.bytesRead : counters.pageCacheBytes).add(got);
       if (got < expected) {
         throw shrunk(position + got);
@@ -400,11 +407,15 @@ final class FileBlocks {
    *
    * @param rejected true when admission refused the block: counted as a miss and a rejection,
    *     else as read-around
+   * @param query true for a read of a file that inserts (a query's): read at the highest
+   *     best-effort I/O level; false for a file that does not (a merge's): in the idle class if the
+   *     cache says so ({@link IoPriority})
    * @return bytes copied
    */
   private int readAround(
-      int block, int inBlock, byte[] dst, int offset, int len, int lastBlock, boolean rejected, boolean idle)
+      int block, int inBlock, byte[] dst, int offset, int len, int lastBlock, boolean rejected, boolean query)
       throws IOException {
+    boolean idle = !query && cache.idleReadsAround;
     int end = block;
     while (end < lastBlock
         && end - block + 1 < NativeFile.MAX_VECTOR
@@ -428,9 +439,13 @@ final class FileBlocks {
       NativeFile source = source(position, Math.min(bytes, size - position));
       event.pageCache = source != file;
       // a read from storage for an input that does not insert (a merge, a read-once input) yields
-      // the disk to the queries' misses
-      int priority = idle && source == file ? IoPriority.enterIdle() : IoPriority.UNCHANGED;
-      event.idle = priority != IoPriority.UNCHANGED;
+      // the disk to the queries' misses; a query's read goes ahead of other work's
+      int priority =
+          source != file
+              ? IoPriority.UNCHANGED
+              : idle ? IoPriority.enterIdle() : query ? IoPriority.enterFirst() : IoPriority.UNCHANGED;
+      event.idle = idle && priority != IoPriority.UNCHANGED;
+      event.first = query && priority != IoPriority.UNCHANGED;
       long started = System.nanoTime();
       try {
         int lent = bytes <= ScratchBuffers.BUFFER_SIZE ? scratch.borrow() : -1;
@@ -451,7 +466,11 @@ final class FileBlocks {
           }
         }
       } finally {
-        IoPriority.restore(priority, started);
+        if (idle) {
+          IoPriority.restore(priority, started);
+        } else {
+          IoPriority.restore(priority);
+        }
       }
       (source == file ? counters.bytesRead : counters.pageCacheBytes).add(got);
       if (rejected) {

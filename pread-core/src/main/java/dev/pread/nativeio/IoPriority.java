@@ -2,10 +2,20 @@ package dev.pread.nativeio;
 
 /**
  * The calling thread's I/O priority ({@code ioprio_set(2)}), for reads that should yield the disk
- * to others: a read made in the idle class is served by the kernel's I/O scheduler only when no
+ * to others and for reads that others should yield it to.
+ *
+ * <p><b>Idle.</b> A read made in the idle class is served by the kernel's I/O scheduler only when no
  * read of a higher class waits (mq-deadline and BFQ; with the {@code none} scheduler the class
  * changes nothing), and mq-deadline serves it anyway once it has waited {@code prio_aging_expire}
  * (10 s by default). The idle class needs no privilege.
+ *
+ * <p><b>First.</b> A read made at the highest best-effort level ({@link #enterFirst}) is one a
+ * query waits on. Only BFQ weighs best-effort levels (a thread at level 0 has twice the weight of
+ * one at the default level 4) and it serves each process's queue in turn, not requests in the
+ * order they came, so a query's small reads do not wait behind another process's large readahead
+ * of a file it streams. mq-deadline and the {@code none} scheduler serve every level alike: there
+ * it changes nothing. The level needs no privilege (the real-time class would). The cost: three
+ * system calls around each read from storage.
  *
  * <p>Usage: {@code int previous = IoPriority.enterIdle(); long start = System.nanoTime(); try {
  * read } finally { IoPriority.restore(previous, start); }}. Where the kernel or the platform
@@ -27,6 +37,9 @@ public final class IoPriority {
   /** {@code IOPRIO_PRIO_VALUE(IOPRIO_CLASS_IDLE, 0)}: class 3 in the top bits of 16. */
   static final int IDLE = 3 << 13;
 
+  /** {@code IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 0)}: class 2, level 0, the highest best-effort level. */
+  public static final int FIRST = 2 << 13;
+
   /** An idle read slower than this ends idle reads for {@link #BACKOFF_MILLIS}. */
   static final long MAX_IDLE_MILLIS = 200;
 
@@ -40,6 +53,43 @@ public final class IoPriority {
   private static volatile long backoffUntil = System.nanoTime();
 
   private IoPriority() {}
+
+  /**
+   * Puts the calling thread at the highest best-effort level for a read a query waits on; give the
+   * result to {@link #restore(int)} when the read is done.
+   *
+   * @return the priority to give back ({@link #FIRST} itself if the thread was at that level
+   *     already), or {@link #UNCHANGED} if the kernel refuses
+   */
+  public static int enterFirst() {
+    if (!supported) {
+      return UNCHANGED;
+    }
+    try {
+      int previous = NativeIO.ioprioGet();
+      if (previous == FIRST) {
+        return FIRST;
+      }
+      if (previous < 0 || !NativeIO.ioprioSet(FIRST)) {
+        supported = false;
+        return UNCHANGED;
+      }
+      return previous;
+    } catch (LinkageError e) {
+      supported = false;
+      return UNCHANGED;
+    }
+  }
+
+  /**
+   * Gives the calling thread back the priority {@link #enterFirst} returned (nothing for {@link
+   * #UNCHANGED}, nor for {@link #FIRST}: the thread is there).
+   */
+  public static void restore(int previous) {
+    if (previous != UNCHANGED && previous != FIRST) {
+      NativeIO.ioprioSet(previous);
+    }
+  }
 
   /**
    * Puts the calling thread in the idle I/O class.

@@ -26,6 +26,34 @@ public class TestIoPriority extends LuceneTestCase {
     assertEquals(before, IoPriority.current());
   }
 
+  public void testEnterFirstAndRestore() {
+    int before = IoPriority.current();
+    assumeTrue("ioprio_get is not available here", before >= 0);
+    int previous = IoPriority.enterFirst();
+    assumeTrue("the kernel refused the best-effort class", previous != IoPriority.UNCHANGED);
+    try {
+      assertEquals(before, previous);
+      assertEquals(IoPriority.FIRST, IoPriority.current());
+      // a nested read at the same level: nothing to change, nothing to give back
+      int nested = IoPriority.enterFirst();
+      assertEquals(IoPriority.FIRST, nested);
+      IoPriority.restore(nested);
+      assertEquals("the outer read keeps its level", IoPriority.FIRST, IoPriority.current());
+      // an idle read inside: back to the first level after it
+      int idle = IoPriority.enterIdle();
+      if (idle != IoPriority.UNCHANGED) {
+        assertEquals(IoPriority.IDLE, IoPriority.current());
+        IoPriority.restore(idle, System.nanoTime());
+        assertEquals(IoPriority.FIRST, IoPriority.current());
+      }
+    } finally {
+      IoPriority.restore(previous);
+    }
+    assertEquals(before, IoPriority.current());
+    IoPriority.restore(IoPriority.UNCHANGED); // nothing to give back
+    assertEquals(before, IoPriority.current());
+  }
+
   public void testOnlyTheCallingThread() throws Exception {
     int before = IoPriority.current();
     assumeTrue("ioprio_get is not available here", before >= 0);

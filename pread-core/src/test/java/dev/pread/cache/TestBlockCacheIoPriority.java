@@ -16,13 +16,15 @@ import org.apache.lucene.tests.util.TestUtil;
 import org.apache.lucene.util.Unwrappable;
 
 /**
- * {@link BlockCache.Builder#idleReadsAround}: reads around the cache (an input that does not
- * insert) are made from storage in the idle I/O class, the reader's own misses are not, and the
- * reading thread gets its priority back. Seen through the {@code dev.pread.cache.BlockLoad} JFR
- * event's {@code idle} field. Skips, saying why, where the kernel gives no I/O priority.
+ * The I/O priority of reads from storage: reads around the cache (an input that does not insert)
+ * in the idle class when {@link BlockCache.Builder#idleReadsAround} says so, a query's misses at the
+ * highest best-effort level, loads that fill the cache ahead of queries at the thread's own; the
+ * reading thread gets its priority back after each. Seen through the {@code dev.pread.cache.BlockLoad}
+ * JFR event's {@code idle} and {@code first} fields. Skips, saying why, where the kernel gives no I/O
+ * priority.
  */
 @ThreadLeakFilters(defaultFilters = true, filters = {QuickPatchThreadsFilter.class, JfrThreadsFilter.class})
-public class TestBlockCacheIdleReads extends LuceneTestCase {
+public class TestBlockCacheIoPriority extends LuceneTestCase {
 
   /** Writes a file and drops its pages, so that reads go to storage. */
   private static Path uncached(Path dir, String name, long seed, long size) throws IOException {
@@ -33,12 +35,15 @@ public class TestBlockCacheIdleReads extends LuceneTestCase {
     return p;
   }
 
-  public void testReadsAroundTheCacheAreIdleAndMissesAreNot() throws Exception {
+  public void testReadsAroundAreIdleMissesFirstLoadsTheThreadsOwn() throws Exception {
     int before = IoPriority.current();
     assumeTrue("ioprio_get is not available here", before >= 0);
     int previous = IoPriority.enterIdle();
     IoPriority.restore(previous, System.nanoTime());
     assumeTrue("the kernel refused the idle I/O class", previous != IoPriority.UNCHANGED);
+    previous = IoPriority.enterFirst();
+    IoPriority.restore(previous);
+    assumeTrue("the kernel refused the best-effort class", previous != IoPriority.UNCHANGED);
 
     int block = 4096 << random().nextInt(3);
     boolean option = random().nextBoolean();
@@ -46,13 +51,15 @@ public class TestBlockCacheIdleReads extends LuceneTestCase {
     long seed = random().nextLong();
     Path around = uncached(dir, "around", seed, 8L * block);
     Path inserted = uncached(dir, "inserted", seed + 1, 8L * block);
+    Path loaded = uncached(dir, "loaded", seed + 2, 8L * block);
     List<RecordedEvent> events;
     try (Recording recording = new Recording()) {
       recording.enable("dev.pread.cache.BlockLoad").withoutThreshold();
       recording.start();
       try (BlockCache cache = BlockCache.builder(16L * block).blockSize(block).idleReadsAround(option).build();
           CachedFile a = cache.open(around, false);
-          CachedFile i = cache.open(inserted, true)) {
+          CachedFile i = cache.open(inserted, true);
+          CachedFile l = cache.open(loaded, true)) {
         assumeTrue("the temporary directory refuses O_DIRECT", a.isDirect());
         byte[] b = new byte[block];
         int n = TestUtil.nextInt(random(), 1, 8);
@@ -62,7 +69,12 @@ public class TestBlockCacheIdleReads extends LuceneTestCase {
           assertEquals("the reading thread has its priority back", before, IoPriority.current());
           i.read((long) k * block, b, 0, block);
           Content.check("miss", seed + 1, (long) k * block, b, 0, block);
+          assertEquals("the reading thread has its priority back", before, IoPriority.current());
         }
+        assertEquals(4L * block, l.load(0, 4L * block));
+        assertEquals("the loading thread has its priority back", before, IoPriority.current());
+        l.read(0, b, 0, block);
+        Content.check("loaded", seed + 2, 0, b, 0, block);
       }
       recording.stop();
       Path file = Unwrappable.unwrapAll(createTempDir()).toAbsolutePath().resolve("events.jfr");
@@ -71,7 +83,7 @@ public class TestBlockCacheIdleReads extends LuceneTestCase {
     }
     // a read slower than IoPriority's bound (a loaded machine) holds idle reads off for a while
     boolean heldOff = IoPriority.backingOff();
-    int aroundReads = 0, misses = 0;
+    int aroundReads = 0, misses = 0, loads = 0;
     for (RecordedEvent e : events) {
       if (!e.getEventType().getName().equals("dev.pread.cache.BlockLoad")) {
         continue;
@@ -83,11 +95,18 @@ public class TestBlockCacheIdleReads extends LuceneTestCase {
         } else if (!option) {
           assertFalse(e.toString(), e.getBoolean("idle"));
         }
+        assertFalse("a merge's read is not a query's: " + e, e.getBoolean("first"));
       } else if (e.getString("path").equals(inserted.toString())) {
         misses++;
         assertFalse(e.toString(), e.getBoolean("idle"));
+        assertTrue("a query's miss at the first level: " + e, e.getBoolean("first"));
+      } else if (e.getString("path").equals(loaded.toString())) {
+        loads++;
+        assertFalse(e.toString(), e.getBoolean("idle"));
+        assertFalse("a load ahead of queries at the thread's own level: " + e, e.getBoolean("first"));
       }
     }
+    assertTrue("loads were recorded", loads > 0);
     assertTrue("reads around the cache were recorded", aroundReads > 0);
     assertTrue("misses were recorded", misses > 0);
   }
