@@ -174,6 +174,12 @@ final class BenchCommand implements Callable<Integer> {
       + " or log shipper; served only while no other process waits for the disk). Default: ${DEFAULT-VALUE}.")
   String neighbourIoClass = "best-effort";
 
+  @Option(names = "--operators-scheduler", description = "Throttled, merge and neighbour: the I/O scheduler of the"
+      + " disk that holds --dir during these regimes, set for each and restored after (root), or keep (the disk's"
+      + " own). BFQ is the Linux scheduler that weighs best-effort levels, at the highest of which AdaptiveDirectory"
+      + " and CachedPreadDirectory read what a query waits on. Default: ${DEFAULT-VALUE}.")
+  String operatorsScheduler = "bfq";
+
   @Option(names = "--device-read-ahead-kb", description = "Sets the readahead window (read_ahead_kb) of the disk"
       + " that holds --dir to this many KiB for the run, and restores it after (root). It applies to every file on"
       + " the disk: page faults, buffered misses, a neighbour's reads. Default: the disk's own, as the report states.")
@@ -647,6 +653,12 @@ final class BenchCommand implements Callable<Integer> {
           "--neighbour-io-class must be best-effort or idle (got \"" + neighbourIoClass + "\")");
     }
     o.neighbourIdle = neighbourIoClass.equals("idle");
+    if (!operatorsScheduler.matches("[a-z][a-z0-9-]*")) {
+      throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
+          "--operators-scheduler must name a scheduler (bfq, mq-deadline, kyber, none) or be keep (got \""
+              + operatorsScheduler + "\")");
+    }
+    o.operatorsScheduler = operatorsScheduler.equals("keep") ? null : operatorsScheduler;
     if (!(o.changingSeconds >= 1 && changingSettleSeconds >= 1)) {
       throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
           "--changing-seconds and --changing-settle-seconds must be at least 1");

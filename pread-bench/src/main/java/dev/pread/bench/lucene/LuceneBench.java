@@ -3,6 +3,7 @@ package dev.pread.bench.lucene;
 import dev.pread.bench.cache.CacheSettings;
 import dev.pread.bench.cache.CacheUse;
 import dev.pread.bench.pressure.CacheControl;
+import dev.pread.bench.pressure.DeviceScheduler;
 import dev.pread.bench.pressure.DirtyLimit;
 import dev.pread.bench.pressure.IoThrottle;
 import dev.pread.bench.pressure.JvmFlags;
@@ -99,6 +100,8 @@ public final class LuceneBench {
     public long neighbourFileBytes = 1L << 30;
     /** The neighbour reads in the idle I/O class ({@code ionice -c3}). */
     public boolean neighbourIdle;
+    /** The disk's I/O scheduler during throttled, merge and neighbour, or null for the disk's own (see {@link DeviceScheduler}). */
+    public String operatorsScheduler = "bfq";
     /** Throttled: the read caps, a common general-purpose cloud volume's. */
     public long throttleIops = 3000;
     public long throttleBytesPerSecond = 125_000_000L;
@@ -235,6 +238,21 @@ public final class LuceneBench {
       if (dirty != null) {
         r.lucene.mergeDirtyLimit = DirtyLimit.describe(MERGE_DIRTY_BYTES);
       }
+      DeviceScheduler scheduler = null;
+      if (regime.equals("throttled") || regime.equals("merge") || regime.equals("neighbour")) {
+        String own = DeviceScheduler.current(index);
+        r.lucene.operatorsScheduler = own + " (the disk's own)";
+        if (o.operatorsScheduler != null && !o.operatorsScheduler.equals(own)) {
+          try {
+            scheduler = DeviceScheduler.setFor(index, o.operatorsScheduler);
+            r.lucene.operatorsScheduler = o.operatorsScheduler + " (set for these regimes, the disk's own " + own
+                + " restored after each)";
+          } catch (IOException e) {
+            r.lucene.operatorsScheduler += "; " + o.operatorsScheduler + " could not be set: " + e.getMessage();
+            System.err.println("lucene " + regime + ": runs under " + r.lucene.operatorsScheduler);
+          }
+        }
+      }
       try {
         for (int round = 0; round < rounds; round++) {
           for (int k = 0; k < dirs.size(); k++) {
@@ -345,6 +363,9 @@ public final class LuceneBench {
         if (dirty != null) {
           dirty.close();
         }
+        if (scheduler != null) {
+          scheduler.close();
+        }
       }
     }
     if (regimes.contains("pressure")) {
@@ -415,6 +436,14 @@ public final class LuceneBench {
           + " after. Recovery as in the merge regime. Directories: %s; threads %s", o.disturbedBeforeSeconds,
           Format.size(o.neighbourFileBytes), o.neighbourSeconds, o.disturbedAfterSeconds, operatorDirs,
           operatorThreads));
+    }
+    if (r.lucene.operatorsScheduler != null) {
+      for (String k : List.of("lucene throttled", "lucene merge", "lucene neighbour")) {
+        r.regimes.computeIfPresent(k, (key, text) -> text + ". The disk's I/O scheduler: " + r.lucene.operatorsScheduler
+            + "; BFQ is the one that weighs best-effort levels, at the highest of which AdaptiveDirectory and"
+            + " CachedPreadDirectory read what a query waits on, as an operator who shares the disk with other work"
+            + " chooses it (--operators-scheduler keep: the disk's own)");
+      }
     }
     r.headline = Headline.compute(r.queryCells);
     changingRatios(r.changing);

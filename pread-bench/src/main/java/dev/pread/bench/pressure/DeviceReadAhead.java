@@ -25,7 +25,7 @@ import java.util.Optional;
  * #setFor}, and so does a shutdown hook if the JVM exits before.
  */
 public final class DeviceReadAhead implements AutoCloseable {
-  private static final Path SYS_BLOCK = Path.of("/sys/class/block");
+  static final Path SYS_BLOCK = Path.of("/sys/class/block");
 
   private final Path file;
   private final String before;
@@ -49,10 +49,15 @@ public final class DeviceReadAhead implements AutoCloseable {
    * parent's (a partition has none of its own).
    */
   static Optional<Path> queueFile(Path sysBlock, String deviceName) {
+    return queueFile(sysBlock, deviceName, "read_ahead_kb");
+  }
+
+  /** The queue file {@code name} of the device named {@code deviceName} under {@code sysBlock}, as above. */
+  static Optional<Path> queueFile(Path sysBlock, String deviceName, String name) {
     String dev = Path.of(deviceName).getFileName().toString();
     for (String candidate : List.of(dev, dev.replaceAll("p?[0-9]+$", ""))) {
-      for (Path p : List.of(sysBlock.resolve(candidate).resolve("queue/read_ahead_kb"),
-          sysBlock.resolve(candidate).resolve("../queue/read_ahead_kb"))) {
+      for (Path p : List.of(sysBlock.resolve(candidate).resolve("queue/" + name),
+          sysBlock.resolve(candidate).resolve("../queue/" + name))) {
         if (Files.isRegularFile(p)) {
           return Optional.of(p);
         }

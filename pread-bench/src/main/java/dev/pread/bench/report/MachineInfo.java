@@ -1,6 +1,7 @@
 package dev.pread.bench.report;
 
 import dev.pread.bench.pressure.DeviceReadAhead;
+import dev.pread.bench.pressure.DeviceScheduler;
 import dev.pread.bench.pressure.JvmFlags;
 import java.io.IOException;
 import java.nio.file.FileStore;
@@ -30,6 +31,7 @@ public final class MachineInfo {
       FileStore store = Files.getFileStore(dataFile.toAbsolutePath().getParent());
       m.put("file system", store.type() + " on " + store.name());
       m.put("read_ahead_kb", DeviceReadAhead.current(dataFile.toAbsolutePath().getParent()));
+      m.put("I/O scheduler", DeviceScheduler.current(dataFile.toAbsolutePath().getParent()));
     } catch (IOException e) {
       m.put("file system", "unknown: " + e.getMessage());
     }

@@ -155,6 +155,8 @@ public final class Results {
     public String cachedSizing;
     /** Merge: the dirty page limits set during it (cgroup v1), or null. */
     public String mergeDirtyLimit;
+    /** Throttled, merge and neighbour: the disk's I/O scheduler during them, in words, or null. */
+    public String operatorsScheduler;
     /** Throttled: the I/O group's caps. */
     public String throttle;
   }
