@@ -224,8 +224,9 @@ final class AdaptiveFile {
       }
       // Merges read the page cache at their thread's own I/O class: the queries' misses keep the
       // disk busy on this path, and an idle merge there wrote a fifth of what MMapDirectory's did.
-      pageCache =
-          new PreadIndexInput("AdaptiveIndexInput(path=\"" + path + "\", page cache)", file, PreadDirectory.DEFAULT_BUFFER_SIZE);
+      // A query's reads go first while the disk is slow (SlowReads).
+      pageCache = new PreadIndexInput("AdaptiveIndexInput(path=\"" + path + "\", page cache)",
+          new PageCacheSource(file, usesCache ? SlowReads.SHARED : null), PreadDirectory.DEFAULT_BUFFER_SIZE, true);
     }
     return pageCache;
   }

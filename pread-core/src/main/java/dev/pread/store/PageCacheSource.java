@@ -2,6 +2,7 @@ package dev.pread.store;
 
 import dev.pread.nativeio.Advice;
 import dev.pread.nativeio.ClosedFileException;
+import dev.pread.nativeio.IoPriority;
 import dev.pread.nativeio.NativeFile;
 import java.io.IOException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -15,6 +16,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * skip the probe too (see {@link PrefetchBackoff}). A failing advice is logged once and otherwise
  * ignored: prefetch is a hint.
  *
+ * <p><b>Priority.</b> Made for a query's reads (with a {@link SlowReads}), a read goes to the disk at
+ * the highest best-effort I/O level while recent reads were slow, and at the thread's own
+ * otherwise.
+ *
  * <p>Thread-safe; closing closes the file once reads in flight have finished.
  */
 final class PageCacheSource implements InputSource {
@@ -25,9 +30,17 @@ final class PageCacheSource implements InputSource {
   private final NativeFile file;
   /** Shared by the input and all its clones and slices. */
   private final PrefetchBackoff backoff = new PrefetchBackoff();
+  /** The reads of queries, which go first while the disk is slow ({@link SlowReads}); else null. */
+  private final SlowReads slow;
 
   PageCacheSource(NativeFile file) {
+    this(file, null);
+  }
+
+  /** As {@link #PageCacheSource(NativeFile)}; with {@code slow}, reads go first while it says so. */
+  PageCacheSource(NativeFile file, SlowReads slow) {
     this.file = file;
+    this.slow = slow;
   }
 
   @Override
@@ -47,7 +60,17 @@ final class PageCacheSource implements InputSource {
 
   @Override
   public int readAtLeast(long position, byte[] dst, int offset, int min, int max) throws IOException {
-    return file.readAtLeast(position, dst, offset, min, max);
+    if (slow == null) {
+      return file.readAtLeast(position, dst, offset, min, max);
+    }
+    long start = System.nanoTime();
+    int priority = slow.first(start) ? IoPriority.enterFirst() : IoPriority.UNCHANGED;
+    try {
+      return file.readAtLeast(position, dst, offset, min, max);
+    } finally {
+      IoPriority.restore(priority);
+      slow.record(start, System.nanoTime());
+    }
   }
 
   @Override
