@@ -62,23 +62,7 @@ public final class IoPriority {
    *     already), or {@link #UNCHANGED} if the kernel refuses
    */
   public static int enterFirst() {
-    if (!supported) {
-      return UNCHANGED;
-    }
-    try {
-      int previous = NativeIO.ioprioGet();
-      if (previous == FIRST) {
-        return FIRST;
-      }
-      if (previous < 0 || !NativeIO.ioprioSet(FIRST)) {
-        supported = false;
-        return UNCHANGED;
-      }
-      return previous;
-    } catch (LinkageError e) {
-      supported = false;
-      return UNCHANGED;
-    }
+    return supported ? enter(FIRST) : UNCHANGED;
   }
 
   /**
@@ -97,12 +81,22 @@ public final class IoPriority {
    * @return the priority to give to {@link #restore}, or {@link #UNCHANGED}
    */
   public static int enterIdle() {
-    if (!supported || System.nanoTime() - backoffUntil < 0) {
-      return UNCHANGED;
-    }
+    return !supported || System.nanoTime() - backoffUntil < 0 ? UNCHANGED : enter(IDLE);
+  }
+
+  /**
+   * Sets the calling thread's priority to {@code value} unless it has it already.
+   *
+   * @return the priority before (which is {@code value} if nothing was set), or {@link #UNCHANGED}
+   *     if the kernel refuses, after which no call changes priorities
+   */
+  private static int enter(int value) {
     try {
       int previous = NativeIO.ioprioGet();
-      if (previous < 0 || !NativeIO.ioprioSet(IDLE)) {
+      if (previous == value) {
+        return previous;
+      }
+      if (previous < 0 || !NativeIO.ioprioSet(value)) {
         supported = false;
         return UNCHANGED;
       }

@@ -1,7 +1,6 @@
 package dev.pread.bench.pressure;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,23 +23,11 @@ import java.util.Optional;
  * <p>Not thread-safe; one instance per run. {@link #close()} restores the value read at {@link
  * #setFor}, and so does a shutdown hook if the JVM exits before.
  */
-public final class DeviceReadAhead implements AutoCloseable {
+public final class DeviceReadAhead extends QueueSetting {
   static final Path SYS_BLOCK = Path.of("/sys/class/block");
 
-  private final Path file;
-  private final String before;
-  private final Thread hook;
-
   private DeviceReadAhead(Path file, String before) {
-    this.file = file;
-    this.before = before;
-    this.hook = new Thread(() -> {
-      try {
-        write(file, before);
-      } catch (IOException e) {
-        System.err.println("could not restore " + file + " to " + before + ": " + e.getMessage());
-      }
-    }, "restore-read-ahead");
+    super(file, before, "restore-read-ahead");
   }
 
   /**
@@ -113,27 +100,7 @@ public final class DeviceReadAhead implements AutoCloseable {
       write(file, before);
       throw new IOException(file + " reads " + now + " after writing " + kb + "; restored " + before);
     }
-    Runtime.getRuntime().addShutdownHook(saved.hook);
+    saved.restoreAtExit();
     return saved;
-  }
-
-  /** The value before {@link #setFor}, restored at {@link #close()}. */
-  public String before() {
-    return before;
-  }
-
-  @Override
-  public void close() throws IOException {
-    try {
-      Runtime.getRuntime().removeShutdownHook(hook);
-    } catch (IllegalStateException e) {
-      return; // shutting down: the hook restores
-    }
-    write(file, before);
-  }
-
-  /** One write(2) of the whole value, as sysfs takes it. */
-  private static void write(Path file, String value) throws IOException {
-    Files.write(file, (value + "\n").getBytes(StandardCharsets.US_ASCII));
   }
 }

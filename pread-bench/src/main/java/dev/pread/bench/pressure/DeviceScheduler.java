@@ -1,7 +1,6 @@
 package dev.pread.bench.pressure;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -24,21 +23,9 @@ import java.util.Optional;
  * <p>Not thread-safe; one instance per regime. {@link #close()} restores the scheduler read at
  * {@link #setFor}, and so does a shutdown hook if the JVM exits before.
  */
-public final class DeviceScheduler implements AutoCloseable {
-  private final Path file;
-  private final String before;
-  private final Thread hook;
-
+public final class DeviceScheduler extends QueueSetting {
   private DeviceScheduler(Path file, String before) {
-    this.file = file;
-    this.before = before;
-    this.hook = new Thread(() -> {
-      try {
-        write(file, before);
-      } catch (IOException e) {
-        System.err.println("could not restore " + file + " to " + before + ": " + e.getMessage());
-      }
-    }, "restore-scheduler");
+    super(file, before, "restore-scheduler");
   }
 
   /** The scheduler in use in the contents of a {@code scheduler} file ({@code none [mq-deadline] bfq}), or null. */
@@ -108,27 +95,7 @@ public final class DeviceScheduler implements AutoCloseable {
       write(file, before);
       throw new IOException(file + " has " + now + " in use after writing " + name + "; restored " + before);
     }
-    Runtime.getRuntime().addShutdownHook(saved.hook);
+    saved.restoreAtExit();
     return saved;
-  }
-
-  /** The scheduler before {@link #setFor}, restored at {@link #close()}. */
-  public String before() {
-    return before;
-  }
-
-  @Override
-  public void close() throws IOException {
-    try {
-      Runtime.getRuntime().removeShutdownHook(hook);
-    } catch (IllegalStateException e) {
-      return; // shutting down: the hook restores
-    }
-    write(file, before);
-  }
-
-  /** One write(2) of the whole value, as sysfs takes it. */
-  private static void write(Path file, String value) throws IOException {
-    Files.write(file, (value + "\n").getBytes(StandardCharsets.US_ASCII));
   }
 }
