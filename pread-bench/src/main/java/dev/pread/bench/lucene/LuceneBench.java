@@ -120,6 +120,9 @@ public final class LuceneBench {
   /** The machine's dirty page limit during the merge regime on cgroup v1 (see {@link DirtyLimit}). */
   static final long MERGE_DIRTY_BYTES = 16L << 20;
 
+  /** The regimes run with the disk on {@link Options#operatorsScheduler}: those under the pressure limit that disturb it. */
+  static final List<String> SCHEDULED_REGIMES = List.of("throttled", "merge", "neighbour");
+
   /** Whether {@code regime} is one of the operators' regimes (throttled, merge, neighbour). */
   static boolean isOperatorRegime(String regime) {
     return regime.equals("throttled") || regime.equals("merge") || regime.equals("neighbour")
@@ -239,7 +242,7 @@ public final class LuceneBench {
         r.lucene.mergeDirtyLimit = DirtyLimit.describe(MERGE_DIRTY_BYTES);
       }
       DeviceScheduler scheduler = null;
-      if (regime.equals("throttled") || regime.equals("merge") || regime.equals("neighbour")) {
+      if (SCHEDULED_REGIMES.contains(regime)) {
         String own = DeviceScheduler.current(index);
         r.lucene.operatorsScheduler = own + " (the disk's own)";
         if (o.operatorsScheduler != null && !o.operatorsScheduler.equals(own)) {
@@ -438,8 +441,8 @@ public final class LuceneBench {
           operatorThreads));
     }
     if (r.lucene.operatorsScheduler != null) {
-      for (String k : List.of("lucene throttled", "lucene merge", "lucene neighbour")) {
-        r.regimes.computeIfPresent(k, (key, text) -> text + ". The disk's I/O scheduler: " + r.lucene.operatorsScheduler
+      for (String regime : SCHEDULED_REGIMES) {
+        r.regimes.computeIfPresent("lucene " + regime, (key, text) -> text + ". The disk's I/O scheduler: " + r.lucene.operatorsScheduler
             + "; BFQ is the one that weighs best-effort levels, at the highest of which AdaptiveDirectory and"
             + " CachedPreadDirectory read what a query waits on, as an operator who shares the disk with other work"
             + " chooses it (--operators-scheduler keep: the disk's own)");

@@ -1,10 +1,8 @@
 package dev.pread.bench.pressure;
 
 import java.io.IOException;
-import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Optional;
 
 /**
@@ -24,8 +22,6 @@ import java.util.Optional;
  * #setFor}, and so does a shutdown hook if the JVM exits before.
  */
 public final class DeviceReadAhead extends QueueSetting {
-  static final Path SYS_BLOCK = Path.of("/sys/class/block");
-
   private DeviceReadAhead(Path file, String before) {
     super(file, before, "restore-read-ahead");
   }
@@ -39,24 +35,9 @@ public final class DeviceReadAhead extends QueueSetting {
     return queueFile(sysBlock, deviceName, "read_ahead_kb");
   }
 
-  /** The queue file {@code name} of the device named {@code deviceName} under {@code sysBlock}, as above. */
-  static Optional<Path> queueFile(Path sysBlock, String deviceName, String name) {
-    String dev = Path.of(deviceName).getFileName().toString();
-    for (String candidate : List.of(dev, dev.replaceAll("p?[0-9]+$", ""))) {
-      for (Path p : List.of(sysBlock.resolve(candidate).resolve("queue/" + name),
-          sysBlock.resolve(candidate).resolve("../queue/" + name))) {
-        if (Files.isRegularFile(p)) {
-          return Optional.of(p);
-        }
-      }
-    }
-    return Optional.empty();
-  }
-
   /** The {@code read_ahead_kb} file of the device that holds {@code folder}, if there is one. */
   public static Optional<Path> queueFile(Path folder) throws IOException {
-    FileStore store = Files.getFileStore(folder.toAbsolutePath());
-    return queueFile(SYS_BLOCK, store.name());
+    return queueFileOf(folder, "read_ahead_kb");
   }
 
   /** The device's window in KiB for {@code folder}, or "unknown". */

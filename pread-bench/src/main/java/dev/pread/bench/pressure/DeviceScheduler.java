@@ -46,8 +46,7 @@ public final class DeviceScheduler extends QueueSetting {
 
   /** The {@code scheduler} file of the device that holds {@code folder}, if there is one. */
   static Optional<Path> queueFile(Path folder) throws IOException {
-    return DeviceReadAhead.queueFile(DeviceReadAhead.SYS_BLOCK, Files.getFileStore(folder.toAbsolutePath()).name(),
-        "scheduler");
+    return queueFileOf(folder, "scheduler");
   }
 
   /** The scheduler in use on the device of {@code folder}, or "unknown". */
@@ -69,7 +68,7 @@ public final class DeviceScheduler extends QueueSetting {
    */
   public static DeviceScheduler setFor(Path folder, String name) throws IOException {
     Path file = queueFile(folder)
-        .orElseThrow(() -> new IOException("no queue/scheduler under " + DeviceReadAhead.SYS_BLOCK
+        .orElseThrow(() -> new IOException("no queue/scheduler under " + SYS_BLOCK
             + " for the device of " + folder));
     return set(file, name);
   }

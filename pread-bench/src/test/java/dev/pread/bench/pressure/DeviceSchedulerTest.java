@@ -39,8 +39,8 @@ public class DeviceSchedulerTest {
     Path sysBlock = tmp.newFolder("block").toPath();
     Path vda = disk(sysBlock, "vda", "none [mq-deadline] kyber bfq");
     Files.createDirectories(sysBlock.resolve("vda1"));
-    assertEquals(Optional.of(vda), DeviceReadAhead.queueFile(sysBlock, "/dev/vda1", "scheduler"));
-    assertEquals(Optional.empty(), DeviceReadAhead.queueFile(sysBlock, "/dev/sdz", "scheduler"));
+    assertEquals(Optional.of(vda), QueueSetting.queueFile(sysBlock, "/dev/vda1", "scheduler"));
+    assertEquals(Optional.empty(), QueueSetting.queueFile(sysBlock, "/dev/sdz", "scheduler"));
   }
 
   @Test
