@@ -7,31 +7,60 @@ import org.apache.lucene.store.FSDirectory;
 import org.apache.lucene.tests.util.LuceneTestCase;
 
 /**
- * {@link SlowReads}: a read slower than the bound makes the reads of the next {@link
- * SlowReads#HOLD_MILLIS} ms go first, fast reads change nothing; a page-cache source made for
+ * {@link SlowReads}: {@link SlowReads#SLOW_READS} reads slower than the bound within the window
+ * make the reads of the next {@link SlowReads#HOLD_MILLIS} ms go first; fast reads, fewer slow
+ * ones, or slow ones spread wider than the window change nothing; a page-cache source made for
  * queries reads the right bytes either way and gives the thread its priority back.
  */
 public class TestSlowReads extends LuceneTestCase {
+  private static final long MS = 1_000_000L;
 
-  public void testASlowReadTurnsFirstOnForTheHold() {
+  public void testSlowReadsWithinTheWindowTurnFirstOnForTheHold() {
     SlowReads slow = new SlowReads();
     long t = System.nanoTime();
-    assertFalse("fast until a slow read", slow.first(t));
-    long fast = SlowReads.SLOW_MICROS * 1000 - 1 - random().nextInt(1000);
-    slow.record(t, t + fast);
-    assertFalse("a fast read changes nothing", slow.first(t + fast));
+    assertFalse("fast until slow reads", slow.first(t));
+    long fast = SlowReads.SLOW_MICROS * 1000 - random().nextInt(1000);
+    for (int i = 0; i < 10 * SlowReads.SLOW_READS; i++) {
+      slow.record(t, t + fast);
+    }
+    assertFalse("fast reads change nothing", slow.first(t + fast));
     long took = SlowReads.SLOW_MICROS * 1000 + 1 + random().nextInt(10_000_000);
+    long window = SlowReads.WINDOW_MILLIS * MS;
     long end = t + took;
-    slow.record(t, end);
-    assertTrue(slow.first(end));
-    long hold = SlowReads.HOLD_MILLIS * 1_000_000L;
+    for (int i = 0; i < SlowReads.SLOW_READS - 1; i++) {
+      end += random().nextLong(window / SlowReads.SLOW_READS);
+      slow.record(end - took, end);
+      assertFalse("fewer slow reads than the count change nothing", slow.first(end));
+    }
+    end += random().nextLong(window / SlowReads.SLOW_READS);
+    slow.record(end - took, end);
+    assertTrue("the count reached within the window", slow.first(end));
+    long hold = SlowReads.HOLD_MILLIS * MS;
     assertTrue("still within the hold", slow.first(end + hold - 1));
     assertFalse("the hold is over", slow.first(end + hold));
-    // another slow read within the hold extends it
+    // another burst within the hold extends it
     long later = end + hold / 2;
-    slow.record(later - took, later);
+    for (int i = 0; i < SlowReads.SLOW_READS; i++) {
+      slow.record(later - took, later);
+      later += 1 + random().nextLong(window / SlowReads.SLOW_READS);
+    }
+    later--;
     assertTrue(slow.first(end + hold));
-    assertFalse(slow.first(later + hold));
+    assertFalse(slow.first(later + hold + window));
+  }
+
+  public void testSlowReadsSpreadWiderThanTheWindowChangeNothing() {
+    SlowReads slow = new SlowReads();
+    long t = System.nanoTime();
+    long took = SlowReads.SLOW_MICROS * 1000 + 1 + random().nextInt(10_000_000);
+    long window = SlowReads.WINDOW_MILLIS * MS;
+    long end = t + took;
+    for (int i = 0; i < 5 * SlowReads.SLOW_READS; i++) {
+      // every SLOW_READS-th read falls just past the window that its predecessors opened
+      end += i % (SlowReads.SLOW_READS - 1) == 0 ? window + 1 + random().nextInt(1000) : random().nextInt(1000);
+      slow.record(end - took, end);
+      assertFalse("read " + i, slow.first(end));
+    }
   }
 
   public void testReadsOfAQuerySourceAreRightAndGiveThePriorityBack() throws Exception {
@@ -45,7 +74,9 @@ public class TestSlowReads extends LuceneTestCase {
     SlowReads slow = new SlowReads();
     if (random().nextBoolean()) {
       long t = System.nanoTime();
-      slow.record(t - SlowReads.SLOW_MICROS * 2000, t); // reads go first for the hold
+      for (int i = 0; i < SlowReads.SLOW_READS; i++) {
+        slow.record(t - SlowReads.SLOW_MICROS * 2000, t); // reads go first for the hold
+      }
     }
     int before = IoPriority.current();
     try (NativeFile file = NativeFile.open(org.apache.lucene.util.Unwrappable.unwrapAll(dir.resolve("f")))) {
