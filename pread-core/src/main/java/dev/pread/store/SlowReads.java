@@ -11,11 +11,11 @@ package dev.pread.store;
  * priority and cost two {@link System#nanoTime} calls each.
  *
  * <p>Why several reads and not one: under a memory limit alone the kernel reclaims page cache
- * inside some reads, and a few of them a second take one to a few milliseconds. A single slow read
- * held the level on most of the time there, and the calls around every read, most of them reads the
- * page cache served, cost a third more kernel time a query. Reads slowed by reclaim seldom take
- * over the bound, and seldom several within the window; reads behind a neighbour's stream do, many
- * a second.
+ * inside some reads, and a few of them a second take one to a few milliseconds. One slow read as
+ * the trigger would keep the level on most of the time there, and the calls around every read, most
+ * of them reads the page cache serves, would cost a third more kernel time a query. Reads slowed by
+ * reclaim seldom take over the bound, and seldom several within the window; reads behind a
+ * neighbour's stream do, many a second.
  *
  * <p>Thread-safe: a slow read takes a lock to count (slow reads are few); the deadline is
  * volatile, read by every read.
