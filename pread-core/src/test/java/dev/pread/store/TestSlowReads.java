@@ -56,7 +56,7 @@ public class TestSlowReads extends LuceneTestCase {
     long window = SlowReads.WINDOW_MILLIS * MS;
     long end = t + took;
     for (int i = 0; i < 5 * SlowReads.SLOW_READS; i++) {
-      // every SLOW_READS-th read falls just past the window that its predecessors opened
+      // each window gets SLOW_READS - 1 slow reads: the next falls just past the window they opened
       end += i % (SlowReads.SLOW_READS - 1) == 0 ? window + 1 + random().nextInt(1000) : random().nextInt(1000);
       slow.record(end - took, end);
       assertFalse("read " + i, slow.first(end));

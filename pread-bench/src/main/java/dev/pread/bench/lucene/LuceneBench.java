@@ -123,10 +123,9 @@ public final class LuceneBench {
   /** The regimes run with the disk on {@link Options#operatorsScheduler}: those under the pressure limit that disturb it. */
   static final List<String> SCHEDULED_REGIMES = List.of("throttled", "merge", "neighbour");
 
-  /** Whether {@code regime} is one of the operators' regimes (throttled, merge, neighbour). */
+  /** Whether {@code regime} is one of the operators' regimes (throttled, merge, neighbour, restart). */
   static boolean isOperatorRegime(String regime) {
-    return regime.equals("throttled") || regime.equals("merge") || regime.equals("neighbour")
-        || regime.equals("restart");
+    return SCHEDULED_REGIMES.contains(regime) || regime.equals("restart");
   }
 
   private LuceneBench() {}
