@@ -24,6 +24,12 @@ import org.apache.lucene.util.BitUtil;
  * inside it a bounds check, the read, and a second load of the entry, from the same cache line. No
  * atomic write: threads reading the same hot blocks do not contend.
  *
+ * <p><b>A miss late in a block</b> (at or past its middle) loads the next block too, in the same
+ * vectored read, if that one is missing and admitted: what a reader starts to read there (a stored
+ * document, a postings or terms block) usually runs on into the next block, which would otherwise
+ * cost a second read from storage right after the first. The trade-off: when the read ends in its
+ * own block, the cache took a block no one asked for (bytes from storage, and a slot).
+ *
  * <p>Reads longer than a block, and blocks that cannot be cached right now (admission refused
  * them, or every slot is busy), go through {@link CachedFile#read}, which loads runs of missing
  * blocks with one vectored read and pins while it copies.
@@ -385,7 +391,8 @@ public final class BlockReader {
     limit = 0;
     long e;
     try {
-      e = blocks.acquire(block);
+      boolean late = (position & (blockSize - 1)) >= blockSize >>> 1;
+      e = blocks.acquire(block, late && (long) (block + 1) << blockShift < size ? block + 1 : block);
     } catch (IllegalStateException ex) {
       throw closed(ex);
     }

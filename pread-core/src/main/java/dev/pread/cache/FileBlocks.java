@@ -208,11 +208,19 @@ final class FileBlocks {
    *     block cannot be cached now: read it with {@link #readUncached}
    */
   long acquire(int block) throws IOException {
+    return acquire(block, block);
+  }
+
+  /**
+   * As {@link #acquire(int)}; if {@code block} is missing, the blocks after it up to {@code
+   * lastIfMissing} that are missing too (and admitted) come in the same vectored read.
+   */
+  long acquire(int block, int lastIfMissing) throws IOException {
     boolean loadedHere = false;
     while (true) {
       long e = entry(block);
       if (e == 0) {
-        Run run = load(block, block);
+        Run run = load(block, lastIfMissing);
         if (run.count == 0 && run.outcome != Outcome.PRESENT) {
           return run.outcome;
         }

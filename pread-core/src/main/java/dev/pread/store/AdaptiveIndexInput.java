@@ -24,8 +24,9 @@ import org.apache.lucene.util.BitUtil;
  * <p>Sequential reads on the block cache (LZ4's token loop over stored fields, the varints of the
  * terms dictionary) read a heap copy of up to {@value #BUFFER_SIZE} bytes of the block they are in,
  * so that a value costs an array read rather than a block lookup and its validation; positional
- * reads and reads on the mapping do not use it. A copy never extends into a block no read asked
- * for, so it adds no device reads.
+ * reads and reads on the mapping do not use it. A copy never extends past the block it starts in
+ * (a miss late in a block may load the next one, as every read of the cache does: {@link
+ * dev.pread.cache.BlockReader}).
  *
  * <p>While every adaptive input of the JVM reads mappings ({@link CompiledPath}), a read checks
  * that constant and its file's path and reads the mapping, and every other path is behind a call:
@@ -84,7 +85,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
    * terms dictionary) read this array, with no check per value that the cache still holds the
    * block: the file never changes, so the copy stays right whatever the cache does, and whichever
    * path the file takes later. On the block cache a fill copies to the end of the cache block at
-   * most, so it never loads a block that no read asked for; on the page-cache path it copies up to
+   * most; on the page-cache path it copies up to
    * {@link #BUFFER_SIZE} bytes from the page-cache reader's own buffer. Positional reads do not
    * fill it.
    */
