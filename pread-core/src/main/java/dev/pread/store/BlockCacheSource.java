@@ -23,12 +23,6 @@ final class BlockCacheSource implements InputSource {
     return MIN_REFILL;
   }
 
-  /** None: a refill copies from the cache, and bytes past what it needs are copies a random read pays for. */
-  @Override
-  public int refillAlignment() {
-    return 1;
-  }
-
   @Override
   public long size() {
     return file.size();

@@ -20,14 +20,6 @@ interface InputSource extends Closeable {
    */
   int minRefill();
 
-  /**
-   * A power of two on which a buffered input ends its refills (in file offsets) when its buffer
-   * allows: the page size where the source reads whole pages, so that the rest of a page a refill
-   * touched, and the next page when a refill starts near a page's end, come with the same read
-   * instead of a second one; 1 where the source has no such unit.
-   */
-  int refillAlignment();
-
   /** The file's length when it was opened. */
   long size();
 

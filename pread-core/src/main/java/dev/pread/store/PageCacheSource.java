@@ -48,18 +48,6 @@ final class PageCacheSource implements InputSource {
     return PreadIndexInput.MIN_REFILL;
   }
 
-  /**
-   * The page: the kernel reads whole pages, and with readahead off (this path's advice) a read that
-   * misses reads exactly the pages it covers, in one request. A refill that ends mid-page leaves the
-   * rest of that page to a second system call, and one that starts near a page's end leaves the next
-   * page, which a sequential decoder (stored fields, postings) usually reads next, to a second disk
-   * read. The trade-off: a random read that needed only the start of a page copies up to a page more.
-   */
-  @Override
-  public int refillAlignment() {
-    return (int) PAGE;
-  }
-
   @Override
   public long size() {
     return file.size();

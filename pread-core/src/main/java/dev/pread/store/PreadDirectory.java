@@ -57,8 +57,8 @@ import org.apache.lucene.util.IOUtils;
  */
 public class PreadDirectory extends FSDirectory {
   /**
-   * Default (largest) buffer size of an input. Refills start at 2 KiB after a jump (ending on a
-   * page boundary) and double while reads stay sequential, so a random small read copies little while sequential decoding
+   * Default (largest) buffer size of an input. Refills start at 1 KiB after a jump and double
+   * while reads stay sequential, so a random small read copies little while sequential decoding
    * makes one syscall per 16 KiB; a larger buffer adds copying for random reads and little for
    * sequential ones ({@code ./pread cli buffers} measures the sizes, docs/benchmarks.md).
    */

@@ -18,11 +18,6 @@ import org.apache.lucene.util.BitUtil;
  * where it is a copy) or what the read
  * needs), and each refill that continues where the previous physical read ended doubles, up to the
  * buffer size. A random small read so copies little, and sequential decoding makes few syscalls.
- * From the page cache a refill also ends on a page boundary ({@link
- * InputSource#refillAlignment()}): on to the end of the page it would stop in, or, when that would
- * outgrow the buffer, back to the last boundary it passed. Under a memory limit that turns the
- * second page of a stored document or a postings block, read right after the first, into the same
- * disk read as the first.
  * Reads of at least the buffer size go straight to the caller's array. Positional ({@link
  * RandomAccessInput}) reads use the same buffer and may move the file pointer, as {@link
  * org.apache.lucene.store.BufferedIndexInput}'s do: use a dedicated {@link #randomAccessSlice}.
@@ -46,17 +41,11 @@ import org.apache.lucene.util.BitUtil;
  * are in its buffer. Closing a clone or slice does nothing; closing twice does nothing.
  */
 final class PreadIndexInput extends SourceIndexInput {
-  /**
-   * Size of the first refill after a jump from the page cache, before it is extended to a page
-   * boundary: a refill that starts in the second half of a page reads on through the next one.
-   */
-  static final int MIN_REFILL = 2048;
+  /** Size of the first refill after a jump. */
+  static final int MIN_REFILL = 1024;
 
   /** Smallest first refill after a jump: {@link InputSource#minRefill()}, at most the buffer size. */
   private final int minRefill;
-
-  /** {@link InputSource#refillAlignment()}: a power of two, 1 for none. */
-  private final int alignment;
 
   private final int bufferSize;
 
@@ -82,10 +71,6 @@ final class PreadIndexInput extends SourceIndexInput {
     this.bufferSize = bufferSize;
     this.minRefill = Math.min(file.minRefill(), bufferSize);
     this.refillSize = minRefill;
-    this.alignment = file.refillAlignment();
-    if (Integer.bitCount(alignment) != 1) {
-      throw new IllegalArgumentException("refill alignment must be a power of two, got " + alignment + ": " + file);
-    }
   }
 
   private PreadIndexInput(String resourceDescription, PreadIndexInput parent, long sliceOffset, long length) {
@@ -93,21 +78,15 @@ final class PreadIndexInput extends SourceIndexInput {
     this.bufferSize = parent.bufferSize;
     this.minRefill = parent.minRefill;
     this.refillSize = minRefill;
-    this.alignment = parent.alignment;
   }
 
   int bufferSize() {
     return bufferSize;
   }
 
-  /** For tests: the size of the last refill (or direct read decision), before its alignment. */
+  /** For tests: the size of the last physical refill (or direct read decision). */
   int refillSize() {
     return refillSize;
-  }
-
-  /** For tests: the position (relative to this input) just past the bytes the buffer holds. */
-  long bufferEnd() {
-    return bufferStart + bufferLength;
   }
 
   private int available() {
@@ -248,7 +227,7 @@ final class PreadIndexInput extends SourceIndexInput {
       throw readPastEof(position, needed);
     }
     refillSize = refillSizeAt(position);
-    int n = alignedLength(position, Math.max(refillSize, needed), needed, remaining);
+    int n = (int) Math.min(Math.max(refillSize, needed), remaining);
     if (buffer == null || buffer.length < n) {
       buffer = new byte[Math.max(n, refillSize)];
     }
@@ -260,26 +239,6 @@ final class PreadIndexInput extends SourceIndexInput {
     int got = readAt(position, buffer, 0, needed, n);
     bufferLength = got;
     nextSequential = position + got;
-  }
-
-  /**
-   * The length of a refill of {@code want} bytes at {@code position}, ended on an {@link #alignment}
-   * boundary of the file: extended to the next one if the buffer holds it, else cut back to the
-   * last one if that still covers {@code needed}; at most {@code remaining}.
-   */
-  private int alignedLength(long position, int want, int needed, long remaining) {
-    long start = sliceOffset + position;
-    long end = start + want;
-    if (alignment > 1) {
-      long up = (end + alignment - 1) & -alignment;
-      long down = end & -alignment;
-      if (up - start <= Math.max(bufferSize, needed)) {
-        end = up;
-      } else if (down - start >= needed) {
-        end = down;
-      }
-    }
-    return (int) Math.min(end - start, remaining);
   }
 
   /**

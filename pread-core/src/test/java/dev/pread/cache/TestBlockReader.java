@@ -287,14 +287,18 @@ public class TestBlockReader extends LuceneTestCase {
 
   /**
    * A miss at or past the middle of a block loads the next block too, when it is missing; a miss
-   * earlier in a block, or in the file's last block, loads that block alone.
+   * earlier in a block, or in the file's last block, or whose next block is cached, loads that
+   * block alone.
    */
   public void testAMissLateInABlockLoadsTheNextBlockToo() throws IOException {
     long seed = random().nextLong();
-    Path path = Content.write(createTempDir(), "f", seed, 4 * 4096);
+    Path dir = createTempDir();
+    Path four = Content.write(dir, "four", seed, 4 * 4096);
+    Path three = Content.write(dir, "three", seed, 3 * 4096);
     try (BlockCache cache = BlockCache.builder(1 << 16).blockSize(4096).build();
-        CachedFile file = cache.open(path, true)) {
-      BlockReader reader = file.newReader();
+        CachedFile f = cache.open(four, true);
+        CachedFile g = cache.open(three, true)) {
+      BlockReader reader = f.newReader();
       assertEquals(Content.byteAt(seed, 2047), reader.readByte(2047)); // just before block 0's middle
       assertEquals(1, cache.stats().misses());
       assertEquals(4096, cache.stats().bytesRead());
@@ -309,23 +313,15 @@ public class TestBlockReader extends LuceneTestCase {
       assertArrayEquals(expected(seed, 3 * 4096 + 2500, got.length), got);
       assertEquals(4, cache.stats().misses());
       assertEquals(4 * 4096, cache.stats().bytesRead());
-    }
-  }
 
-  /** A late miss whose next block is cached already loads its own block only. */
-  public void testALateMissLeavesACachedNextBlockAlone() throws IOException {
-    long seed = random().nextLong();
-    Path path = Content.write(createTempDir(), "f", seed, 3 * 4096);
-    try (BlockCache cache = BlockCache.builder(1 << 16).blockSize(4096).build();
-        CachedFile file = cache.open(path, true)) {
-      BlockReader reader = file.newReader();
-      assertEquals(Content.byteAt(seed, 4096 + 10), reader.readByte(4096 + 10));
-      assertEquals(1, cache.stats().misses());
-      assertEquals(Content.byteAt(seed, 4000), reader.readByte(4000)); // late in block 0
-      assertEquals(2, cache.stats().misses());
-      assertEquals(2 * 4096, cache.stats().bytesRead());
-      assertEquals(Content.byteAt(seed, 4096 + 20), reader.readByte(4096 + 20));
-      assertEquals(1, cache.stats().hits());
+      BlockReader other = g.newReader();
+      assertEquals(Content.byteAt(seed, 4096 + 10), other.readByte(4096 + 10));
+      assertEquals(5, cache.stats().misses());
+      assertEquals(Content.byteAt(seed, 4000), other.readByte(4000)); // late in block 0, block 1 cached
+      assertEquals(6, cache.stats().misses());
+      assertEquals(6 * 4096, cache.stats().bytesRead());
+      assertEquals(Content.byteAt(seed, 4096 + 20), other.readByte(4096 + 20));
+      assertEquals(2, cache.stats().hits());
     }
   }
 }

@@ -83,83 +83,34 @@ public class TestPreadIndexInput extends LuceneTestCase {
     }
   }
 
-  /**
-   * Refills start at 2 KiB after a jump, end on a page boundary, and double while reads stay
-   * sequential.
-   */
+  /** Refills start at 1 KiB after a jump and double while reads stay sequential. */
   public void testRefillsDoubleWhileSequential() throws IOException {
     try (PreadDirectory dir = new PreadDirectory(createTempDir())) {
       long seed = 8;
       TestContent.write(dir, "f", seed, 200_000);
       try (PreadIndexInput in = (PreadIndexInput) dir.openInput("f", IOContext.DEFAULT)) {
         List<Integer> sizes = new ArrayList<>();
-        List<Long> ends = new ArrayList<>();
         long pos = 0;
         for (int i = 0; i < 6; i++) {
           in.seek(pos);
           assertEquals(TestContent.byteAt(seed, pos), in.readByte()); // one refill here
           sizes.add(in.refillSize());
-          pos = in.bufferEnd(); // the next refill continues where this one ended
-          ends.add(pos);
+          pos += in.refillSize(); // the next refill continues where this one ended
         }
-        assertEquals(List.of(2048, 4096, 8192, 16384, 16384, 16384), sizes);
-        // The first refill reads on to the end of its page.
-        assertEquals(List.of(4096L, 8192L, 16384L, 32768L, 49152L, 65536L), ends);
-        in.seek(150_000); // 2,544 bytes into page 36: 2 KiB reach into page 37
-        assertEquals(TestContent.byteAt(seed, 150_000), in.readByte());
-        assertEquals("a jump starts over", 2048, in.refillSize());
-        assertEquals("on through the next page", 38 * 4096, in.bufferEnd());
-        in.seek(10 * 4096 + 100); // early in its page: 2 KiB stay in it
-        assertEquals(TestContent.byteAt(seed, 10 * 4096 + 100), in.readByte());
-        assertEquals("to the end of its own page", 11 * 4096, in.bufferEnd());
+        assertEquals(List.of(1024, 2048, 4096, 8192, 16384, 16384), sizes);
+        in.seek(150_000);
+        in.readByte();
+        assertEquals("a jump starts over", 1024, in.refillSize());
         // Small readBytes calls through the buffer follow the same schedule.
         byte[] b = new byte[100];
         in.seek(0);
         in.readBytes(b, 0, b.length);
-        assertEquals(2048, in.refillSize());
-        for (int i = 0; i < 41; i++) {
-          in.readBytes(b, 0, b.length); // the last crosses into the second refill, at 4096
+        assertEquals(1024, in.refillSize());
+        for (int i = 0; i < 11; i++) {
+          in.readBytes(b, 0, b.length); // crosses into the second refill
         }
-        assertEquals(4096, in.refillSize());
-        assertEquals(-1, TestContent.firstMismatch(seed, 4100, b, 0, b.length));
-      }
-    }
-  }
-
-  /**
-   * A refill that would outgrow the buffer if extended to the next page boundary stops at the last
-   * one it passed; a slice's refills end on the file's boundaries, and never past the slice.
-   */
-  public void testRefillAlignmentKeepsToTheBufferAndTheFile() throws IOException {
-    Path path = createTempDir();
-    try (PreadDirectory dir = new PreadDirectory(path, FSLockFactory.getDefault(), 6000)) {
-      long seed = random().nextLong();
-      TestContent.write(dir, "f", seed, 100_000);
-      try (PreadIndexInput in = (PreadIndexInput) dir.openInput("f", IOContext.DEFAULT)) {
-        in.seek(100);
-        in.readByte();
-        assertEquals(4096, in.bufferEnd());
-        in.seek(4096);
-        in.readByte();
-        assertEquals(8192, in.bufferEnd());
-        in.seek(8192);
-        assertEquals(TestContent.byteAt(seed, 8192), in.readByte());
-        assertEquals(6000, in.refillSize());
-        assertEquals("16384 would outgrow the 6000-byte buffer: back to 12288", 12_288, in.bufferEnd());
-        byte[] b = new byte[10_000];
-        in.seek(8192);
-        in.readBytes(b, 0, b.length);
-        assertEquals(-1, TestContent.firstMismatch(seed, 8192, b, 0, b.length));
-
-        PreadIndexInput slice = (PreadIndexInput) in.slice("s", 1000, 50_000);
-        assertEquals(TestContent.byteAt(seed, 1000), slice.readByte());
-        assertEquals("the file's page boundary 4096, 3096 into the slice", 3096, slice.bufferEnd());
-        slice.seek(49_990);
-        assertEquals(TestContent.byteAt(seed, 50_990), slice.readByte());
-        assertEquals("never past the slice's end", 50_000, slice.bufferEnd());
-        in.seek(99_999);
-        assertEquals(TestContent.byteAt(seed, 99_999), in.readByte());
-        assertEquals("never past the file's end", 100_000, in.bufferEnd());
+        assertEquals(2048, in.refillSize());
+        assertEquals(-1, TestContent.firstMismatch(seed, 1100, b, 0, b.length));
       }
     }
   }
