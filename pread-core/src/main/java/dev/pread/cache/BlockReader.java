@@ -383,8 +383,9 @@ public final class BlockReader {
 
   /**
    * Points the window at the block holding {@code position} (within the file, open: callers have
-   * {@link #check}ed), loading it if it is missing. False if the block cannot be cached now (see
-   * {@link FileBlocks#acquire}).
+   * {@link #check}ed), loading it if it is missing, with the next block in the same read when
+   * {@code position} is late in its block (see the class documentation). False if the block cannot
+   * be cached now (see {@link FileBlocks#acquire}).
    */
   private boolean moveTo(long position) throws IOException {
     int block = (int) (position >>> blockShift);
@@ -392,7 +393,8 @@ public final class BlockReader {
     long e;
     try {
       boolean late = (position & (blockSize - 1)) >= blockSize >>> 1;
-      e = blocks.acquire(block, late && (long) (block + 1) << blockShift < size ? block + 1 : block);
+      boolean hasNext = (long) (block + 1) << blockShift < size;
+      e = blocks.acquire(block, late && hasNext ? block + 1 : block);
     } catch (IllegalStateException ex) {
       throw closed(ex);
     }
