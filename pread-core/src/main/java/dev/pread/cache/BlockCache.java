@@ -38,7 +38,7 @@ import org.apache.lucene.store.AlreadyClosedException;
  * <p><b>Reads.</b> {@link #open(Path)} returns a {@link CachedFile}; several files, and several
  * directories, can share one cache. A hit takes no lock and allocates nothing: a table lookup, a
  * pin by CAS, a copy, an unpin; through a {@link BlockReader} (one per thread, {@link
- * CachedFile#newReader()}), a table lookup, a read of the block's memory in place and a second look
+ * CachedFile#newReader(boolean)}), a table lookup, a read of the block's memory in place and a second look
  * at the table entry. A miss reads the run of missing blocks the read needs in one
  * vectored {@code preadv}; two readers missing the same block cause one read. Which block makes
  * room is chosen by a scan-resistant CLOCK, and whether a missed block may take it by how often

@@ -30,6 +30,14 @@ import org.apache.lucene.util.BitUtil;
  * cost a second read from storage right after the first. The trade-off: when the read ends in its
  * own block, the cache took a block no one asked for (bytes from storage, and a slot).
  *
+ * <p><b>A walk into the next block.</b> When a reader moves its window from a block to the one
+ * right after it (a sequential read crossing the boundary) and that block misses, the block after
+ * it comes in the same read too, if missing and admitted: a walk that has crossed one boundary
+ * (a postings or positions list, a run of terms) tends to cross the next, so a long walk costs
+ * one read from storage per two blocks. Not for readers made for random access ({@link
+ * CachedFile#newReader(boolean)}): there a walk is one value, a stored document or a vector,
+ * and ends soon, so the block after would mostly be bytes no one reads.
+ *
  * <p>Reads longer than a block, and blocks that cannot be cached right now (admission refused
  * them, or every slot is busy), go through {@link CachedFile#read}, which loads runs of missing
  * blocks with one vectored read and pins while it copies.
@@ -38,7 +46,7 @@ import org.apache.lucene.util.BitUtil;
  * not on every read inside it; misses count blocks loaded, as for every read of the cache.
  *
  * <p><b>Thread-safety:</b> not thread-safe; each thread (each Lucene clone) takes its own reader
- * from {@link CachedFile#newReader()}. Readers are cheap: a few fields and no native resource.
+ * from {@link CachedFile#newReader(boolean)}. Readers are cheap: a few fields and no native resource.
  *
  * <p><b>Close:</b> a reader has nothing to close. Once its file or the cache is closed, every read
  * throws {@link AlreadyClosedException}.
@@ -63,6 +71,8 @@ public final class BlockReader {
   private final int blockShift;
   private final int blockSize;
   private final long size;
+  /** False for readers made for random access: no extra block on a walk (class documentation). */
+  private final boolean walksAhead;
 
   // The window: file bytes [start, start + limit) are chunk[base, base + limit) while the table
   // entry of block is still entry. limit 0 means no window.
@@ -79,8 +89,9 @@ public final class BlockReader {
   /** The position {@link #fixed} last moved the window for; -1 if none. */
   private long retryAt = -1;
 
-  BlockReader(CachedFile file, FileBlocks blocks) {
+  BlockReader(CachedFile file, FileBlocks blocks, boolean randomAccess) {
     this.file = file;
+    this.walksAhead = !randomAccess;
     this.blocks = blocks;
     this.cache = blocks.cache;
     this.slots = cache.slots;
@@ -384,17 +395,19 @@ public final class BlockReader {
   /**
    * Points the window at the block holding {@code position} (within the file, open: callers have
    * {@link #check}ed), loading it if it is missing, with the next block in the same read when
-   * {@code position} is late in its block (see the class documentation). False if the block cannot
-   * be cached now (see {@link FileBlocks#acquire}).
+   * {@code position} is late in its block or the reader walks in from the block before (see the
+   * class documentation). False if the block cannot be cached now (see {@link
+   * FileBlocks#acquire}).
    */
   private boolean moveTo(long position) throws IOException {
     int block = (int) (position >>> blockShift);
+    boolean walk = walksAhead && limit > 0 && block == this.block + 1;
     limit = 0;
     long e;
     try {
       boolean late = (position & (blockSize - 1)) >= blockSize >>> 1;
       boolean hasNext = (long) (block + 1) << blockShift < size;
-      e = blocks.acquire(block, late && hasNext ? block + 1 : block);
+      e = blocks.acquire(block, (late || walk) && hasNext ? block + 1 : block);
     } catch (IllegalStateException ex) {
       throw closed(ex);
     }

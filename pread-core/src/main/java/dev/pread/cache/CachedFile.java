@@ -95,15 +95,18 @@ public final class CachedFile implements Closeable {
    * A reader of this file that reads block memory in place (see {@link BlockReader}): for a
    * thread's small random and sequential reads, which it serves without a copy into a buffer.
    *
+   * @param randomAccess true if the reads will be random (a file opened with Lucene's {@code
+   *     DataAccessHint.RANDOM}): the reader then loads no extra block when a read walks from one
+   *     block into the next
    * @throws IllegalStateException if this file does not insert (a reader loads what it misses)
    * @throws AlreadyClosedException if this file or the cache is closed
    */
-  public BlockReader newReader() {
+  public BlockReader newReader(boolean randomAccess) {
     if (!insert) {
       throw new IllegalStateException(path() + ": opened without inserting; read it with read()");
     }
     ensureOpen();
-    return new BlockReader(this, blocks);
+    return new BlockReader(this, blocks, randomAccess);
   }
 
   /**

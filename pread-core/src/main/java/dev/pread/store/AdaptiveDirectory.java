@@ -286,7 +286,8 @@ public class AdaptiveDirectory extends FSDirectory {
       hotSet.noteRead();
     }
     AdaptiveFile file = AdaptiveFile.open(real, inserts, regime);
-    return new AdaptiveIndexInput("AdaptiveIndexInput(path=\"" + path + "\")", file, regime);
+    return new AdaptiveIndexInput(
+        "AdaptiveIndexInput(path=\"" + path + "\")", file, regime, CachedPreadDirectory.randomAccess(context));
   }
 
   @Override

@@ -10,6 +10,7 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.util.Optional;
 import org.apache.lucene.store.AlreadyClosedException;
+import org.apache.lucene.store.IOContext;
 import org.apache.lucene.store.IndexInput;
 import org.apache.lucene.store.MemorySegmentAccessInput;
 import org.apache.lucene.util.BitUtil;
@@ -62,6 +63,11 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
   private final long length;
   private final boolean isClone;
   private final PrefetchBackoff backoff;
+  /**
+   * True if this input was opened, or sliced, for random access: its block-cache reader then takes
+   * no extra block on a walk into the next one ({@link BlockReader}).
+   */
+  private final boolean randomAccess;
   private long pos;
   /** Reads other than through the mapping, made for {@link #otherPath}; null until needed. */
   private PositionalReader other;
@@ -94,8 +100,8 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
   private long bufStart;
   private int bufLen;
 
-  AdaptiveIndexInput(String description, AdaptiveFile file, AdaptiveRegime regime) {
-    this(description, file, regime, file.map, 0, file.size, false, new PrefetchBackoff());
+  AdaptiveIndexInput(String description, AdaptiveFile file, AdaptiveRegime regime, boolean randomAccess) {
+    this(description, file, regime, file.map, 0, file.size, false, new PrefetchBackoff(), randomAccess);
   }
 
   private AdaptiveIndexInput(
@@ -106,9 +112,11 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
       long offset,
       long length,
       boolean isClone,
-      PrefetchBackoff backoff) {
+      PrefetchBackoff backoff,
+      boolean randomAccess) {
     super(description);
     this.file = file;
+    this.randomAccess = randomAccess;
     this.regime = regime;
     this.segment = segment;
     this.offset = offset;
@@ -228,7 +236,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
         if (path == AdaptiveFile.PAGE_CACHE) {
           other = PositionalReader.of(file.pageCache().clone());
         } else if (file.usesCache) {
-          b = file.cached().newReader();
+          b = file.cached().newReader(randomAccess);
           other = PositionalReader.of(b);
         } else {
           other = PositionalReader.of(file.aroundCache().clone());
@@ -847,6 +855,16 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
 
   @Override
   public AdaptiveIndexInput slice(String sliceDescription, long off, long len) throws IOException {
+    return slice(sliceDescription, off, len, randomAccess);
+  }
+
+  /** A slice for random access if {@code context} says so (a compound file's part). */
+  @Override
+  public AdaptiveIndexInput slice(String sliceDescription, long off, long len, IOContext context) throws IOException {
+    return slice(sliceDescription, off, len, CachedPreadDirectory.randomAccess(context));
+  }
+
+  private AdaptiveIndexInput slice(String sliceDescription, long off, long len, boolean randomAccess) throws IOException {
     ensureOpen();
     InputBounds.checkRange("slice()", off, len, this);
     regime.maybeCheck();
@@ -858,14 +876,15 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
         offset + off,
         len,
         true,
-        backoff);
+        backoff,
+        randomAccess);
   }
 
   @Override
   public AdaptiveIndexInput clone() {
     ensureOpen();
     regime.maybeCheck();
-    AdaptiveIndexInput c = new AdaptiveIndexInput(toString(), file, regime, segment, offset, length, true, backoff);
+    AdaptiveIndexInput c = new AdaptiveIndexInput(toString(), file, regime, segment, offset, length, true, backoff, randomAccess);
     c.pos = pos;
     return c;
   }

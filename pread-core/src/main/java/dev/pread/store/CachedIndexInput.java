@@ -5,6 +5,7 @@ import dev.pread.cache.CachedFile;
 import java.io.EOFException;
 import java.io.IOException;
 import org.apache.lucene.store.AlreadyClosedException;
+import org.apache.lucene.store.IOContext;
 import org.apache.lucene.store.IndexInput;
 import org.apache.lucene.store.RandomAccessInput;
 
@@ -15,7 +16,10 @@ import org.apache.lucene.store.RandomAccessInput;
  * file pointer alone.
  *
  * <p>Used for inputs that insert what they miss (every context but merges and read-once); those
- * read the rest around the cache and keep {@link PreadIndexInput}'s buffer.
+ * read the rest around the cache and keep {@link PreadIndexInput}'s buffer. An input opened, or
+ * sliced, with {@link org.apache.lucene.store.DataAccessHint#RANDOM} reads through a reader for
+ * random access, which takes no extra block when a read walks into the next one ({@link
+ * BlockReader}); its clones and slices without a context of their own do the same.
  *
  * <p><b>Thread-safety:</b> an instance is not thread-safe; give each thread its own {@link
  * #clone()} or slice. Each has its own reader; they share the file and read in parallel without
@@ -28,19 +32,23 @@ import org.apache.lucene.store.RandomAccessInput;
 final class CachedIndexInput extends SourceIndexInput {
   /** The source's file, which makes each clone's and slice's reader. */
   private final CachedFile file;
+  /** Whether {@link #reader} is for random access; set by a slice with a context of its own. */
+  private boolean randomAccess;
   private BlockReader reader;
   private long position;
 
-  CachedIndexInput(String resourceDescription, CachedFile file, boolean prefetch) {
+  CachedIndexInput(String resourceDescription, CachedFile file, boolean prefetch, boolean randomAccess) {
     super(resourceDescription, new BlockCacheSource(file), prefetch);
     this.file = file;
-    this.reader = file.newReader();
+    this.randomAccess = randomAccess;
+    this.reader = file.newReader(randomAccess);
   }
 
   private CachedIndexInput(String resourceDescription, CachedIndexInput parent, long sliceOffset, long length) {
     super(resourceDescription, parent, sliceOffset, length);
     this.file = parent.file;
-    this.reader = file.newReader();
+    this.randomAccess = parent.randomAccess;
+    this.reader = file.newReader(randomAccess);
   }
 
   /** EOFException unless {@code n} bytes at {@code pos} lie within this input; IAE if negative. */
@@ -182,8 +190,20 @@ final class CachedIndexInput extends SourceIndexInput {
   @Override
   public CachedIndexInput clone() {
     CachedIndexInput clone = (CachedIndexInput) super.clone();
-    clone.reader = file.newReader();
+    clone.reader = file.newReader(randomAccess);
     return clone;
+  }
+
+  /** A slice whose reader is for random access if {@code context} says so (a compound file's part). */
+  @Override
+  public CachedIndexInput slice(String sliceDescription, long offset, long length, IOContext context) {
+    CachedIndexInput slice = (CachedIndexInput) slice(sliceDescription, offset, length);
+    boolean random = CachedPreadDirectory.randomAccess(context);
+    if (random != slice.randomAccess) {
+      slice.randomAccess = random;
+      slice.reader = file.newReader(random);
+    }
+    return slice;
   }
 
   @Override

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Objects;
 import java.util.Optional;
+import org.apache.lucene.store.DataAccessHint;
 import org.apache.lucene.store.FSDirectory;
 import org.apache.lucene.store.FSLockFactory;
 import org.apache.lucene.store.IOContext;
@@ -232,6 +233,15 @@ public class CachedPreadDirectory extends FSDirectory {
     return context.context() != IOContext.Context.MERGE && !context.hints().contains(ReadOnceHint.INSTANCE);
   }
 
+  /**
+   * True if {@code context} says reads will be random ({@link DataAccessHint#RANDOM}: Lucene's
+   * stored fields, term vectors and vectors): their block readers take no extra block on a walk
+   * into the next one ({@link dev.pread.cache.BlockReader}).
+   */
+  static boolean randomAccess(IOContext context) {
+    return context.hints().contains(DataAccessHint.RANDOM);
+  }
+
   @Override
   public IndexInput openInput(String name, IOContext context) throws IOException {
     ensureOpen();
@@ -248,7 +258,7 @@ public class CachedPreadDirectory extends FSDirectory {
         real -> cache.open(real, inserts),
         (file, description, prefetch) ->
             inserts
-                ? new CachedIndexInput(description, file, prefetch)
+                ? new CachedIndexInput(description, file, prefetch, randomAccess(context))
                 : new PreadIndexInput(
                     description, new BlockCacheSource(file), PreadDirectory.DEFAULT_BUFFER_SIZE, prefetch));
   }

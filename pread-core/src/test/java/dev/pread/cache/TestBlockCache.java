@@ -155,7 +155,7 @@ public class TestBlockCache extends LuceneTestCase {
     Path p = Content.write(createTempDir(), "f", seed, size);
     try (BlockCache cache = BlockCache.builder((long) blocks * block).blockSize(block).build();
         CachedFile f = cache.open(p)) {
-      BlockReader r = f.newReader();
+      BlockReader r = f.newReader(false);
       byte[] b = new byte[block];
       for (long pos = 0; pos + block <= size; pos += block) {
         f.read(pos, b, 0, block);
@@ -214,7 +214,7 @@ public class TestBlockCache extends LuceneTestCase {
         Thread th = new Thread(() -> {
           try {
             Random rnd = new Random(readerSeed);
-            BlockReader r = f.newReader();
+            BlockReader r = f.newReader(false);
             byte[] b = new byte[3 * block];
             for (int i = 0; i < 20_000; i++) {
               long pos = (long) (Math.abs(rnd.nextGaussian()) * size / 3) % (size - b.length);

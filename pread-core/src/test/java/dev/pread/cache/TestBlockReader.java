@@ -96,7 +96,7 @@ public class TestBlockReader extends LuceneTestCase {
     try (BlockCache cache =
             BlockCache.builder((long) blocks * blockSize).blockSize(blockSize).prefetchThreads(1).build();
         CachedFile file = cache.open(path, true)) {
-      BlockReader reader = file.newReader();
+      BlockReader reader = file.newReader(false);
       for (int i = 0; i < 5000; i++) {
         long pos;
         if (r.nextBoolean()) { // a few bytes either side of a block boundary, or the end
@@ -118,7 +118,7 @@ public class TestBlockReader extends LuceneTestCase {
     Path path = Content.write(createTempDir(), "f", seed, size);
     try (BlockCache cache = BlockCache.builder(4L * blockSize).blockSize(blockSize).build();
         CachedFile file = cache.open(path, true)) {
-      BlockReader reader = file.newReader();
+      BlockReader reader = file.newReader(false);
       for (int i = 0; i < 500; i++) {
         long pos = r.nextBoolean() ? r.nextLong(size) : Math.max(0, size - 1 - r.nextInt(9));
         byte[] dst = new byte[1 + r.nextInt(2 * blockSize)];
@@ -148,7 +148,7 @@ public class TestBlockReader extends LuceneTestCase {
     try (BlockCache cache =
             BlockCache.builder(2L * blockSize).blockSize(blockSize).frequencyAdmission(false).build();
         CachedFile file = cache.open(path, true)) {
-      BlockReader reader = file.newReader();
+      BlockReader reader = file.newReader(false);
       long pos = 100;
       long want = (long) BitUtil.VH_LE_LONG.get(expected(seed, pos, 8), 0);
       assertEquals(want, reader.readLong(pos)); // the window is now block 0
@@ -189,7 +189,7 @@ public class TestBlockReader extends LuceneTestCase {
                 () -> {
                   Random tr = new Random(threadSeed);
                   try {
-                    BlockReader reader = file.newReader();
+                    BlockReader reader = file.newReader(false);
                     start.await();
                     for (int i = 0; i < readsPerThread && failure.get() == null; i++) {
                       // stay in a block a while, then jump: windows live long enough to go stale
@@ -222,7 +222,7 @@ public class TestBlockReader extends LuceneTestCase {
     Path path = Content.write(createTempDir(), "f", seed, 10_000);
     try (BlockCache cache = BlockCache.builder(1 << 16).blockSize(4096).build();
         CachedFile file = cache.open(path, true)) {
-      BlockReader reader = file.newReader();
+      BlockReader reader = file.newReader(false);
       assertEquals(Content.byteAt(seed, 9_999), reader.readByte(9_999));
       EOFException eof = expectThrows(EOFException.class, () -> reader.readLong(9_996));
       assertTrue(eof.getMessage(), eof.getMessage().contains(path.toString()) && eof.getMessage().contains("9996"));
@@ -242,13 +242,13 @@ public class TestBlockReader extends LuceneTestCase {
     try {
       CachedFile other = cache.open(path, true); // keeps the file's blocks cached after the close below
       CachedFile file = cache.open(path, true);
-      BlockReader reader = file.newReader();
+      BlockReader reader = file.newReader(false);
       assertEquals(Content.byteAt(seed, 10), reader.readByte(10));
       file.close();
       expectThrows(AlreadyClosedException.class, () -> reader.readByte(11));
       expectThrows(AlreadyClosedException.class, () -> reader.readBytes(0, new byte[0], 0, 0));
-      expectThrows(AlreadyClosedException.class, file::newReader);
-      BlockReader second = other.newReader();
+      expectThrows(AlreadyClosedException.class, () -> file.newReader(false));
+      BlockReader second = other.newReader(false);
       assertEquals(Content.byteAt(seed, 10), second.readByte(10));
       cache.close();
       expectThrows(AlreadyClosedException.class, () -> second.readByte(10));
@@ -262,7 +262,7 @@ public class TestBlockReader extends LuceneTestCase {
     Path path = Content.write(createTempDir(), "f", 1, 100);
     try (BlockCache cache = BlockCache.builder(1 << 16).blockSize(4096).build();
         CachedFile file = cache.open(path, false)) {
-      expectThrows(IllegalStateException.class, file::newReader);
+      expectThrows(IllegalStateException.class, () -> file.newReader(false));
     }
   }
 
@@ -271,7 +271,7 @@ public class TestBlockReader extends LuceneTestCase {
     Path path = Content.write(createTempDir(), "f", seed, 3 * 4096);
     try (BlockCache cache = BlockCache.builder(1 << 16).blockSize(4096).build();
         CachedFile file = cache.open(path, true)) {
-      BlockReader reader = file.newReader();
+      BlockReader reader = file.newReader(true); // for random access: no extra block on a walk
       for (int i = 0; i < 100; i++) {
         reader.readByte(i); // loads block 0: one miss, then reads inside the window
       }
@@ -298,7 +298,7 @@ public class TestBlockReader extends LuceneTestCase {
     try (BlockCache cache = BlockCache.builder(1 << 16).blockSize(4096).build();
         CachedFile f = cache.open(four, true);
         CachedFile g = cache.open(three, true)) {
-      BlockReader reader = f.newReader();
+      BlockReader reader = f.newReader(false);
       assertEquals(Content.byteAt(seed, 2047), reader.readByte(2047)); // just before block 0's middle
       assertEquals(1, cache.stats().misses());
       assertEquals(4096, cache.stats().bytesRead());
@@ -314,7 +314,7 @@ public class TestBlockReader extends LuceneTestCase {
       assertEquals(4, cache.stats().misses());
       assertEquals(4 * 4096, cache.stats().bytesRead());
 
-      BlockReader other = g.newReader();
+      BlockReader other = g.newReader(false);
       assertEquals(Content.byteAt(seed, 4096 + 10), other.readByte(4096 + 10));
       assertEquals(5, cache.stats().misses());
       assertEquals(Content.byteAt(seed, 4000), other.readByte(4000)); // late in block 0, block 1 cached
@@ -322,6 +322,44 @@ public class TestBlockReader extends LuceneTestCase {
       assertEquals(6 * 4096, cache.stats().bytesRead());
       assertEquals(Content.byteAt(seed, 4096 + 20), other.readByte(4096 + 20));
       assertEquals(2, cache.stats().hits());
+    }
+  }
+
+  public void testAWalkIntoTheNextBlockLoadsTheBlockAfterTooUnlessForRandomAccess() throws IOException {
+    long seed = random().nextLong();
+    Path dir = createTempDir();
+    Path six = Content.write(dir, "six", seed, 6 * 4096);
+    Path four = Content.write(dir, "four", seed, 4 * 4096);
+    try (BlockCache cache = BlockCache.builder(1 << 16).blockSize(4096).build();
+        CachedFile f = cache.open(six, true);
+        CachedFile g = cache.open(four, true)) {
+      BlockReader reader = f.newReader(false);
+      assertEquals(Content.byteAt(seed, 10), reader.readByte(10));
+      assertEquals(1, cache.stats().misses());
+      assertEquals(Content.byteAt(seed, 4096 + 10), reader.readByte(4096 + 10)); // a walk into block 1
+      assertEquals("blocks 1 and 2", 3, cache.stats().misses());
+      assertEquals(3 * 4096, cache.stats().bytesRead());
+      assertEquals(Content.byteAt(seed, 2 * 4096 + 10), reader.readByte(2 * 4096 + 10)); // a hit
+      assertEquals(3, cache.stats().misses());
+      assertEquals(1, cache.stats().hits());
+      byte[] got = new byte[100];
+      reader.readBytes(3 * 4096 - 50, got, 0, got.length); // a read across into block 3
+      assertArrayEquals(expected(seed, 3 * 4096 - 50, got.length), got);
+      assertEquals("blocks 3 and 4", 5, cache.stats().misses());
+      assertEquals(Content.byteAt(seed, 5 * 4096 + 10), reader.readByte(5 * 4096 + 10)); // a jump
+      assertEquals(6, cache.stats().misses());
+      assertEquals(Content.byteAt(seed, 10), reader.readByte(10)); // back: a hit
+      assertEquals(Content.byteAt(seed, 4096 + 10), reader.readByte(4096 + 10)); // a walk onto a hit
+      assertEquals(6, cache.stats().misses());
+      assertEquals(6 * 4096, cache.stats().bytesRead());
+
+      BlockReader random = g.newReader(true);
+      assertEquals(Content.byteAt(seed, 10), random.readByte(10));
+      assertEquals(Content.byteAt(seed, 4096 + 10), random.readByte(4096 + 10)); // a walk: one block
+      assertEquals(8, cache.stats().misses());
+      assertEquals(Content.byteAt(seed, 2 * 4096 + 3000), random.readByte(2 * 4096 + 3000)); // late
+      assertEquals("a late miss still loads the next block", 10, cache.stats().misses());
+      assertEquals(10 * 4096, cache.stats().bytesRead());
     }
   }
 }

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Random;
 import org.apache.lucene.store.AlreadyClosedException;
+import org.apache.lucene.store.DataAccessHint;
 import org.apache.lucene.store.FSLockFactory;
 import org.apache.lucene.store.IOContext;
 import org.apache.lucene.store.IndexInput;
@@ -290,23 +291,38 @@ public class TestAdaptiveInputs extends LuceneTestCase {
     assertTrue("every path was read: " + seen, seen.size() == 3);
   }
 
-  public void testSequentialReadsOnTheCacheLoadOnlyTheBlocksTheyRead() throws IOException {
+  public void testSequentialReadsOnTheCacheLoadTheBlockAfterOnAWalkUnlessForRandomAccess() throws IOException {
     Path dir = createTempDir("index");
     int block = AdaptiveRegime.CACHE_BLOCK_SIZE;
     byte[] content = new byte[4 * block];
     new Random(random().nextLong()).nextBytes(content);
-    Files.write(dir.resolve("f"), content);
-    AdaptiveRegime regime = AdaptiveDirectory.regime(AdaptiveRegime.Mode.CACHED, 8L * block);
-    try (AdaptiveDirectory d = new AdaptiveDirectory(dir, FSLockFactory.getDefault(), regime);
-        IndexInput in = d.openInput("f", IOContext.DEFAULT)) {
-      in.seek(block + 10);
-      for (int i = block + 10; i < 2 * block; i++) { // to the last byte of the second block
-        assertEquals(content[i], in.readByte());
-      }
-      assertEquals("only the block that was read", block, regime.existingCache().stats().residentBytes());
-      assertEquals(content[2 * block], in.readByte());
-      assertEquals(2L * block, regime.existingCache().stats().residentBytes());
+    for (String name : new String[] {"default", "random", "slice"}) {
+      Files.write(dir.resolve(name), content);
     }
+    IOContext random = IOContext.DEFAULT.withHints(DataAccessHint.RANDOM);
+    AdaptiveRegime regime = AdaptiveDirectory.regime(AdaptiveRegime.Mode.CACHED, 16L * block);
+    try (AdaptiveDirectory d = new AdaptiveDirectory(dir, FSLockFactory.getDefault(), regime)) {
+      for (String name : new String[] {"default", "random", "slice"}) {
+        try (IndexInput opened = d.openInput(name, name.equals("random") ? random : IOContext.DEFAULT)) {
+          // A compound file's part opened for random access is a slice with that context.
+          IndexInput in = name.equals("slice") ? opened.slice("part", 0, content.length, random) : opened;
+          long before = resident(regime);
+          in.seek(block + 10);
+          for (int i = block + 10; i < 2 * block; i++) { // to the last byte of the second block
+            assertEquals(content[i], in.readByte());
+          }
+          assertEquals(name + ": only the block that was read", block, resident(regime) - before);
+          assertEquals(content[2 * block], in.readByte()); // a walk into the third block
+          long blocks = name.equals("default") ? 3 : 2; // with the block after it, unless random
+          assertEquals(name, blocks * block, resident(regime) - before);
+        }
+      }
+    }
+  }
+
+  /** Bytes in the regime's block cache; 0 before it is made (at the first read from it). */
+  private static long resident(AdaptiveRegime regime) {
+    return regime.existingCache() == null ? 0 : regime.existingCache().stats().residentBytes();
   }
 
   public void testTheCacheCopiesMissesThePageCacheHolds() throws IOException {

@@ -5,6 +5,7 @@ import dev.pread.cache.BlockCacheStats;
 import java.io.IOException;
 import java.nio.file.Path;
 import org.apache.lucene.store.AlreadyClosedException;
+import org.apache.lucene.store.DataAccessHint;
 import org.apache.lucene.store.FSLockFactory;
 import org.apache.lucene.store.IOContext;
 import org.apache.lucene.store.IndexInput;
@@ -143,6 +144,38 @@ public class TestCachedPreadDirectoryContexts extends LuceneTestCase {
         System.clearProperty(CachedPreadDirectory.CACHE_BYTES_PROPERTY);
       } else {
         System.setProperty(CachedPreadDirectory.CACHE_BYTES_PROPERTY, old);
+      }
+    }
+  }
+
+  public void testInputsForRandomAccessTakeNoExtraBlockOnAWalk() throws IOException {
+    Path root = createTempDir();
+    long seed = random().nextLong();
+    IOContext random = IOContext.DEFAULT.withHints(DataAccessHint.RANDOM);
+    assertTrue(CachedPreadDirectory.randomAccess(random));
+    assertFalse(CachedPreadDirectory.randomAccess(IOContext.DEFAULT));
+    try (BlockCache cache = BlockCache.builder(64L * BLOCK).blockSize(BLOCK).build();
+        CachedPreadDirectory dir = new CachedPreadDirectory(root, FSLockFactory.getDefault(), cache)) {
+      String[] cases = {"default", "random", "random clone", "random slice", "default slice of random"};
+      for (String name : cases) {
+        TestContent.write(dir, name, seed, 4L * BLOCK);
+        boolean opensRandom = name.startsWith("random") || name.endsWith("of random");
+        try (IndexInput opened = dir.openInput(name, opensRandom ? random : IOContext.DEFAULT)) {
+          IndexInput in =
+              switch (name) {
+                case "random clone" -> opened.clone();
+                case "random slice" -> opened.slice("part", 0, opened.length(), IOContext.DEFAULT.withHints(DataAccessHint.RANDOM));
+                case "default slice of random" -> opened.slice("part", 0, opened.length(), IOContext.DEFAULT);
+                default -> opened;
+              };
+          long before = dir.stats().misses();
+          in.seek(10);
+          assertEquals(TestContent.byteAt(seed, 10), in.readByte());
+          in.seek(BLOCK + 10); // a walk into the next block
+          assertEquals(TestContent.byteAt(seed, BLOCK + 10), in.readByte());
+          boolean walksAhead = name.equals("default") || name.equals("default slice of random");
+          assertEquals(name + ": " + dir.stats(), walksAhead ? 3 : 2, dir.stats().misses() - before);
+        }
       }
     }
   }
