@@ -2,7 +2,9 @@ package dev.pread.bench.cli;
 
 import java.io.Console;
 import java.io.PrintStream;
+import java.time.Duration;
 import java.util.Locale;
+import java.util.OptionalDouble;
 import java.util.function.LongSupplier;
 import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
@@ -41,7 +43,15 @@ public final class Progress implements AutoCloseable {
   private final long max;
   private long current;
   private String message = "";
-  private String nested = "";
+  /** The open nested progress's text; volatile, as the bar's estimate reads it on its own thread. */
+  private volatile String nested = "";
+  /** When the nested progress now open started; its time counts in {@link #nestedNanos} at close. */
+  private long nestedSince;
+  /**
+   * Time spent in nested progresses that have closed (an index built once): left out of this
+   * progress's rate, which counts its own steps only.
+   */
+  private volatile long nestedNanos;
 
   private Progress(String task, long max, String unit, Progress parent, boolean terminal, PrintStream out,
       LongSupplier nanos) {
@@ -54,7 +64,10 @@ public final class Progress implements AutoCloseable {
     this.startNanos = nanos.getAsLong();
     this.bar = parent == null && terminal
         ? new ProgressBarBuilder().setTaskName(task).setInitialMax(max).setUnit(unit, 1)
-            .setStyle(ProgressBarStyle.ASCII).continuousUpdate().setUpdateIntervalMillis(250).build()
+            .setStyle(ProgressBarStyle.ASCII).continuousUpdate().setUpdateIntervalMillis(250)
+            .setEtaFunction(state -> secondsLeft(nanos.getAsLong(), state.getCurrent())
+                .stream().mapToObj(left -> Duration.ofSeconds(Math.round(left))).findFirst())
+            .build()
         : null;
   }
 
@@ -75,6 +88,8 @@ public final class Progress implements AutoCloseable {
       if (open == null) {
         open = p;
         lastLineNanos = Long.MIN_VALUE;
+      } else {
+        open.nestedSince = open.nanos.getAsLong();
       }
       p.changed();
       return p;
@@ -143,12 +158,30 @@ public final class Progress implements AutoCloseable {
     return String.format(Locale.ROOT, "%s%s %d/%d%s%s", task, m, current, max, unit, t);
   }
 
+  /**
+   * The line of a top-level progress. The time left is estimated from the rate of its own steps:
+   * none while nested work runs (its length is not in this progress's steps), and the time nested
+   * work took is left out of the rate.
+   */
   private String line(String extra, long now) {
     double elapsed = (now - startNanos) / 1e9;
-    String left = current > 0 && current < max
-        ? ", about " + duration(elapsed * (max - current) / current) + " left" : "";
+    OptionalDouble secondsLeft = secondsLeft(now, current);
+    String left = secondsLeft.isPresent() ? ", about " + duration(secondsLeft.getAsDouble()) + " left" : "";
     return String.format(Locale.ROOT, "%s: %s(%d/%d%s, %s elapsed%s)", task, extra.isEmpty() ? "" : extra + " ",
         current, max, unit, duration(elapsed), left);
+  }
+
+  /**
+   * Seconds left at {@code done} steps, from the rate of this progress's own steps; empty before
+   * the first step, after the last, and while nested work runs. Takes no lock: the bar calls it
+   * from its own thread.
+   */
+  private OptionalDouble secondsLeft(long now, long done) {
+    if (done <= 0 || done >= max || !nested.isEmpty()) {
+      return OptionalDouble.empty();
+    }
+    double own = (now - startNanos - nestedNanos) / 1e9;
+    return OptionalDouble.of(own * (max - done) / done);
   }
 
   static String duration(double seconds) {
@@ -161,6 +194,7 @@ public final class Progress implements AutoCloseable {
   public void close() {
     synchronized (LOCK) {
       if (parent != null) {
+        parent.nestedNanos += parent.nanos.getAsLong() - parent.nestedSince;
         parent.nested = "";
         parent.changed();
         return;
