@@ -162,6 +162,7 @@ public final class LuceneBench {
       reference = QueryRun.reference(new IndexSearcher(reader), mix);
     }
     r.lucene.mixSize = mix.size();
+    r.lucene.mixFingerprint = mix.fingerprint();
     long budget = indexBytes / 4;
     boolean anyLimited = o.pressure || o.changing || o.throttled || o.merge || o.neighbour;
     Optional<String> noCgroup = anyLimited ? MemoryCgroup.unavailableReason() : Optional.empty();

@@ -138,6 +138,8 @@ public final class Results {
     public long docs;
     public int segments;
     public int mixSize;
+    /** {@code QueryMix.fingerprint()}: two runs with the same one ran the same queries. */
+    public long mixFingerprint;
     /**
      * Pressure: the limit the worker measured under (set after the warm-up), what it held besides page
      * cache then (blocks of a cache of our own excluded), and the limit it reopened the Directory under.

@@ -163,6 +163,33 @@ public class LuceneLogicTest {
   }
 
   /**
+   * Two builds of the index are the same: documents, segments, and so the query mix sampled from
+   * it. A small RAM buffer makes the build flush and merge many times, where merges that finish at
+   * different moments would change what the size checks see.
+   */
+  @Test
+  public void twoBuildsOfTheIndexRunTheSameQueries() throws Exception {
+    java.util.List<String> shapes = new java.util.ArrayList<>();
+    java.util.List<Long> fingerprints = new java.util.ArrayList<>();
+    for (int build = 0; build < 2; build++) {
+      Path folder = tmp.newFolder("build" + build).toPath();
+      long docs = BenchIndex.build(folder, Corpus.generated(), 8L << 20, 0.5);
+      try (org.apache.lucene.store.Directory d = StrategyRegistry.openDirectory("dir-mmap", folder);
+          org.apache.lucene.index.DirectoryReader reader = org.apache.lucene.index.DirectoryReader.open(d)) {
+        assertEquals(docs, reader.maxDoc());
+        StringBuilder shape = new StringBuilder(docs + " docs:");
+        for (org.apache.lucene.index.LeafReaderContext leaf : reader.leaves()) {
+          shape.append(' ').append(leaf.reader().maxDoc());
+        }
+        shapes.add(shape.toString());
+        fingerprints.add(QueryMix.build(reader, 50, 42).fingerprint());
+      }
+    }
+    assertEquals(shapes.get(0), shapes.get(1));
+    assertEquals(fingerprints.get(0), fingerprints.get(1));
+  }
+
+  /**
    * A small generated index: every Directory returns the reference hits for the whole mix, the mix
    * is the same when built twice, and a wrong reference fails the run naming the query.
    */
