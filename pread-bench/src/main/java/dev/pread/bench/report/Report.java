@@ -147,9 +147,12 @@ public final class Report {
         Format.size(r.lucene.indexBytes), r.lucene.docs, r.lucene.segments));
     sb.append(String.format(Locale.ROOT, "Corpus: %s. A seeded mix of %d queries (term queries of three frequency"
         + " classes, AND, OR, phrase, range sorted by size, KNN k=10; the top 10 stored documents fetched for"
-        + " each), the same for every Directory (fingerprint %016x: runs with the same one ran the same queries)."
-        + " All %,d queries run returned the reference hits (checksums of ids, scores, counts and stored fields,"
-        + " taken on dir-mmap).%n%n", r.lucene.corpus, r.lucene.mixSize, r.lucene.mixFingerprint, queries));
+        + " each), the same for every Directory%s. All %,d queries run returned the reference hits (checksums of"
+        + " ids, scores, counts and stored fields, taken on dir-mmap).%n%n", r.lucene.corpus, r.lucene.mixSize,
+        r.lucene.mixFingerprint == 0 ? "" // results.json of a run that kept no fingerprint
+            : String.format(Locale.ROOT, " (fingerprint %016x: runs with the same one ran the same queries)",
+                r.lucene.mixFingerprint),
+        queries));
     for (String regime : LUCENE_REGIMES) {
       List<Results.QueryCell> mine = r.queryCells.stream().filter(c -> c.regime.equals(regime)).toList();
       if (mine.isEmpty()) {
