@@ -40,7 +40,7 @@ import org.apache.lucene.store.MMapDirectory;
  * frequency, phrases and vectors from random documents), so two builds run the same queries only
  * because of this. With merges in background threads the size at a check depends on which merges
  * have finished: two such builds of the 3 GiB index differed by 256 documents and in 988 of the
- * 1000 queries. The price is a slower build, the merges no longer overlapping the indexing.
+ * 1000 queries. The price: merges do not overlap the indexing, so the build takes longer.
  */
 final class BenchIndex {
   static final int DIMS = 128;
