@@ -146,7 +146,6 @@ final class NativeIO {
   static final int MADV_WILLNEED = 3;
   static final int MADV_DONTNEED = 4;
   static final int MADV_HUGEPAGE = 14;
-  static final int MADV_POPULATE_READ = 22;
 
   /**
    * {@code mmap(NULL, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)}.

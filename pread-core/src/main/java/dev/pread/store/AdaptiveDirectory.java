@@ -88,10 +88,8 @@ import org.apache.lucene.util.Unwrappable;
  * carries a CRC-32C: a torn, truncated or otherwise invalid record is ignored as a whole (logged at
  * debug level), and a file that is missing or was replaced is skipped. At open, one daemon thread
  * shared by all directories of the JVM loads the recorded ranges, the files with the fewest
- * recorded bytes first, without blocking opens or reads: into the page cache in pieces of up to 4
- * MiB (skipping what is cached already, at most the memory the files may use there; the
- * 2 MiB-aligned spans of a range in huge folios through a mapping, where the kernel reads files so,
- * for queries that then run as fast as after the kernel's own readahead), or, while
+ * recorded bytes first, without blocking opens or reads: into the page cache with reads of up to 4
+ * MiB (skipping what is cached already, at most the memory the files may use there), or, while
  * inputs read the block cache, into its free
  * blocks (never evicting one), holding the file open in the cache until the directory closes or
  * deletes it. The trade-off: loading reads the disk at open and competes with the first queries for

@@ -334,10 +334,10 @@ final class HotSet implements Closeable {
   private HotSetStats stats(boolean loading) {
     HotSetLoader l = stats;
     if (l == null) {
-      return new HotSetStats(recordedRanges, recordedBytes, 0, 0, 0, 0, 0, 0, 0, loading);
+      return new HotSetStats(recordedRanges, recordedBytes, 0, 0, 0, 0, 0, 0, loading);
     }
     return new HotSetStats(
-        recordedRanges, recordedBytes, l.loadedRanges, l.loadedBytes, l.hugeBytes, l.cachedBytes, l.staleFiles, l.staleBytes,
+        recordedRanges, recordedBytes, l.loadedRanges, l.loadedBytes, l.cachedBytes, l.staleFiles, l.staleBytes,
         l.budgetBytes, loading);
   }
 

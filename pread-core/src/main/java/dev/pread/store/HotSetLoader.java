@@ -3,8 +3,6 @@ package dev.pread.store;
 import dev.pread.cache.BlockCache;
 import dev.pread.cache.CachedFile;
 import dev.pread.nativeio.Advice;
-import dev.pread.nativeio.MappedFiles;
-import dev.pread.nativeio.MappedFiles.MapAdvice;
 import dev.pread.nativeio.NativeFile;
 import java.io.Closeable;
 import java.io.IOException;
@@ -22,23 +20,13 @@ import java.util.Objects;
  *
  * <p>Each file is checked first: one that is missing, or whose length or last 8 bytes differ from
  * the record's, is skipped as stale. Where queries read it now ({@link HotSet.Host#tier}, looked
- * at per file) decides how: into the page cache, in pieces of up to {@value #PIECE} bytes, skipping
- * pieces that {@code cachestat} finds cached; or into the block cache, with {@link CachedFile#load}, which
+ * at per file) decides how: into the page cache, by reads of up to {@value #PIECE} bytes with
+ * {@code POSIX_FADV_RANDOM} (no readahead beyond the range) after a {@code WILLNEED} for the next
+ * piece (so the device has the next read queued while this one is copied), skipping pieces that
+ * {@code cachestat} finds cached; or into the block cache, with {@link CachedFile#load}, which
  * fills free blocks only. The page cache gets at most {@link HotSet.Host#pageCacheBudget()} bytes
  * (loaded or found cached); the block cache stops taking blocks when it has no free block left.
  * What does not fit is counted, not loaded.
- *
- * <p>Into the page cache, the 2 MiB-aligned spans of a range are read through a mapping of the
- * file advised {@code MADV_HUGEPAGE} and {@code MADV_RANDOM}, with {@code MADV_POPULATE_READ}:
- * the kernel reads each span into one huge folio, which the queries' own mappings then map with
- * one page-table entry, as after the kernel's readahead; {@code pread} with {@code
- * POSIX_FADV_RANDOM} would leave 4 KiB folios, each a TLB entry and a minor fault of its own,
- * and queries slower for as long as the pages stay cached. The head and tail of a range
- * around those spans, and every piece where the kernel reads no huge folios for files (before
- * Linux 5.18, or without transparent huge pages), are read with {@code pread} and {@code
- * POSIX_FADV_RANDOM}, after a {@code WILLNEED} for the next piece where no span follows (so the
- * device has the next read queued while this one is copied; a {@code WILLNEED} reads small
- * folios). Either way nothing outside the recorded ranges is read.
  *
  * <p>Not thread-safe: one thread at a time (the caller serializes steps and close).
  */
@@ -57,8 +45,6 @@ final class HotSetLoader implements Closeable {
   private final java.util.function.BooleanSupplier stop;
 
   long loadedRanges, loadedBytes, cachedBytes, staleFiles, staleBytes, budgetBytes;
-  /** Of {@link #loadedBytes}, those read into the page cache in huge folios. */
-  long hugeBytes;
 
   /** Indexes into the record's entries, in loading order. */
   private final int[] order;
@@ -78,11 +64,6 @@ final class HotSetLoader implements Closeable {
   private boolean cacheFull;
   private Arena arena;
   private MemorySegment scratch;
-  /** Whether to load aligned 2 MiB spans through a mapping in huge folios; cleared when the kernel refuses. */
-  private boolean hugeEnabled = MappedFiles.hugeFaults();
-  /** The file's mapping advised HUGEPAGE and RANDOM, while it loads into the page cache; or null. */
-  private MemorySegment huge;
-  private Arena hugeArena;
 
   /** @param stop true once loading should stop: {@link #step} returns at the next piece */
   HotSetLoader(HotSet.Host host, HotSetRecord record, Holder holder, java.util.function.BooleanSupplier stop) {
@@ -146,7 +127,6 @@ final class HotSetLoader implements Closeable {
           } catch (IOException advice) {
             // a hint: the reads only go further than the ranges
           }
-          mapHuge(f, e);
         } else {
           if (cacheFull || cache.freeBytes() < cache.blockSize()) {
             cacheFull = true;
@@ -170,31 +150,6 @@ final class HotSetLoader implements Closeable {
     return false;
   }
 
-  /**
-   * Maps the file for loading its 2 MiB-aligned spans in huge folios, where the kernel reads them
-   * so and the file holds such a span; otherwise (or once the kernel refused) every piece is read
-   * with {@code pread}.
-   */
-  private void mapHuge(NativeFile f, HotSetRecord.Entry e) {
-    if (!hugeEnabled || e.length() < MappedFiles.HUGE) {
-      return;
-    }
-    Arena a = Arena.ofShared();
-    try {
-      MemorySegment m = MappedFiles.map(f.path(), e.length(), a);
-      if (MappedFiles.advise(m, 0, e.length(), MapAdvice.HUGEPAGE)
-          && MappedFiles.advise(m, 0, e.length(), MapAdvice.RANDOM)) {
-        hugeArena = a;
-        huge = m;
-        return;
-      }
-      hugeEnabled = false; // no transparent huge pages here: the advice will not be taken for any file
-    } catch (IOException | RuntimeException unmappable) {
-      // this file only: its pieces are read with pread
-    }
-    a.close();
-  }
-
   private void stale(HotSetRecord.Entry e) {
     staleFiles++;
     staleBytes += e.bytes();
@@ -206,19 +161,6 @@ final class HotSetLoader implements Closeable {
     long[] ranges = e.ranges();
     long end = ranges[2 * range + 1];
     long length = Math.min(PIECE, end - position);
-    boolean populate = false;
-    if (huge != null) {
-      // Cut pieces at 2 MiB boundaries: the aligned spans go in huge folios, what lies around them
-      // (a range's unaligned head and tail) by pread, so that nothing outside the range is read.
-      long span = MappedFiles.HUGE;
-      long alignedEnd = end & -span;
-      if ((position & (span - 1)) != 0) {
-        length = Math.min(length, ((position + span) & -span) - position);
-      } else if (alignedEnd > position) {
-        length = Math.min(length, alignedEnd - position);
-        populate = true;
-      }
-    }
     boolean full;
     if (tier == HotSet.Tier.BLOCK_CACHE) {
       full = cacheFull = cached.isClosed() || cache.freeBytes() < cache.blockSize();
@@ -238,13 +180,10 @@ final class HotSetLoader implements Closeable {
           cachedBytes += length;
         } else if (resident >= pages) {
           loadedBytes += length; // brought in by this loader's WILLNEED
-        } else if (populate && populate(e, length)) {
-          loadedBytes += length;
-          hugeBytes += length;
         } else {
           boolean sameRange = position + length < end;
           boolean more = sameRange || 2 * range + 2 < ranges.length;
-          if (more && huge == null) { // a WILLNEED reads small folios, where a huge span would come next
+          if (more) {
             long next = sameRange ? position + length : ranges[2 * range + 2];
             long nextLength = Math.min(PIECE, (sameRange ? end : ranges[2 * range + 3]) - next);
             if (file.cachedPages(next, nextLength) < HotSetRecorder.pages(next, nextLength)) {
@@ -279,29 +218,6 @@ final class HotSetLoader implements Closeable {
     return length;
   }
 
-  /** Reads {@code length} bytes at {@link #position} through the huge mapping; false if the kernel refused. */
-  private boolean populate(HotSetRecord.Entry e, long length) throws IOException {
-    try {
-      if (MappedFiles.populate(huge, file.path(), position, length)) {
-        return true;
-      }
-    } catch (IllegalStateException closed) {
-      return false;
-    }
-    hugeEnabled = false;
-    closeHuge();
-    return false;
-  }
-
-  private void closeHuge() {
-    Arena a = hugeArena;
-    hugeArena = null;
-    huge = null;
-    if (a != null) {
-      a.close();
-    }
-  }
-
   private MemorySegment scratch() {
     if (scratch == null) {
       arena = Arena.ofShared();
@@ -314,7 +230,6 @@ final class HotSetLoader implements Closeable {
     NativeFile f = file;
     file = null;
     cached = null;
-    closeHuge();
     if (f != null) {
       f.close();
     }

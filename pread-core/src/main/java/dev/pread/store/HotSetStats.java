@@ -8,8 +8,6 @@ package dev.pread.store;
  * @param recordedBytes bytes in those ranges
  * @param loadedRanges ranges of the record read at open that the load reached
  * @param loadedBytes bytes the load read into the page cache or the block cache
- * @param hugeFolioBytes of {@code loadedBytes}, those read into the page cache in 2 MiB folios
- *     (the aligned spans of its ranges, where the kernel reads files so; {@link AdaptiveDirectory})
  * @param cachedBytes bytes the load skipped because they were cached already
  * @param staleFiles files of the record skipped because they are missing or were replaced
  *     (another length, or other last 8 bytes)
@@ -22,7 +20,6 @@ public record HotSetStats(
     long recordedBytes,
     long loadedRanges,
     long loadedBytes,
-    long hugeFolioBytes,
     long cachedBytes,
     long staleFiles,
     long staleBytes,
@@ -30,7 +27,7 @@ public record HotSetStats(
     boolean loading) {
 
   /** The counters of a directory without a hot set (it is off, or there was no record). */
-  static final HotSetStats NONE = new HotSetStats(0, 0, 0, 0, 0, 0, 0, 0, 0, false);
+  static final HotSetStats NONE = new HotSetStats(0, 0, 0, 0, 0, 0, 0, 0, false);
 
   /** {@code hotSet}'s counters, or {@link #NONE} if it is null. */
   static HotSetStats of(HotSet hotSet) {

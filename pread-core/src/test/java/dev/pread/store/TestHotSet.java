@@ -3,7 +3,6 @@ package dev.pread.store;
 import dev.pread.cache.BlockCache;
 import dev.pread.cache.ResidentBlocks;
 import dev.pread.nativeio.Advice;
-import dev.pread.nativeio.MappedFiles;
 import dev.pread.nativeio.NativeAccess;
 import dev.pread.nativeio.NativeFile;
 import java.io.IOException;
@@ -166,54 +165,6 @@ public class TestHotSet extends LuceneTestCase {
       assertTrue(Files.exists(real.resolve(HotSetRecord.FILE_NAME)));
       dir.deleteFile(HotSetRecord.FILE_NAME);
       assertFalse(Files.exists(real.resolve(HotSetRecord.FILE_NAME)));
-    }
-  }
-
-  /**
-   * Into the page cache, a range's 2 MiB-aligned spans are loaded in huge folios where the kernel
-   * reads files so, and its unaligned head and tail with pread: every recorded chunk comes back,
-   * and none outside the ranges.
-   */
-  public void testPageCacheLoadsAlignedSpansAndNothingElse() throws Exception {
-    Path path = createTempDir();
-    Path real = Unwrappable.unwrapAll(path);
-    long span = MappedFiles.HUGE;
-    int chunksPerSpan = (int) (span / CHUNK);
-    long size = TestUtil.nextInt(random(), 4, 6) * span + TestUtil.nextInt(random(), 0, chunksPerSpan - 1) * CHUNK;
-    // One range from inside the first span to inside a later one, and a short one after it.
-    long start = TestUtil.nextInt(random(), 1, chunksPerSpan - 1) * CHUNK;
-    long end = TestUtil.nextInt(random(), 2, 3) * span + TestUtil.nextInt(random(), 0, chunksPerSpan - 1) * CHUNK;
-    long[] ranges = {start, end, end + CHUNK, end + 2 * CHUNK};
-    long spanBytes = (end & -span) - ((start + span - 1) & -span);
-    try (AdaptiveDirectory dir = mapped(path)) {
-      writeFile(dir, "_0.dat", size);
-    }
-    makeCold(real.resolve("_0.dat"));
-    try (NativeFile f = NativeFile.open(real.resolve("_0.dat"))) {
-      HotSetRecord.Entry e = new HotSetRecord.Entry("_0.dat", f.size(), HotSetRecorder.identity(f), ranges);
-      Files.write(real.resolve(HotSetRecord.FILE_NAME), new HotSetRecord(List.of(e)).encode());
-    }
-    try (AdaptiveDirectory dir = mapped(path)) {
-      HotSetStats stats = dir.hotSetLoaded().get();
-      assertEquals(stats.toString(), totalBytes(Map.of("_0.dat", ranges)), stats.loadedBytes());
-      if (MappedFiles.hugeFaults() && Files.isDirectory(Path.of("/sys/kernel/mm/transparent_hugepage"))) {
-        assertEquals(stats.toString(), spanBytes, stats.hugeFolioBytes());
-      } else {
-        System.out.println("no huge folios for files on this kernel: every piece is read with pread");
-        assertEquals(stats.toString(), 0, stats.hugeFolioBytes());
-      }
-      try (NativeFile f = NativeFile.open(real.resolve("_0.dat"))) {
-        for (long p = 0; p < f.size(); p += CHUNK) {
-          long len = Math.min(CHUNK, f.size() - p);
-          long cached = f.cachedPages(p, len);
-          if (contains(ranges, p)) {
-            assertEquals("chunk at " + p + " was recorded but not loaded, " + stats, HotSetRecorder.pages(p, len), cached);
-          } else { // the file's last page is read to check the file against the record
-            long allowed = p + len == f.size() ? 1 : 0;
-            assertTrue("chunk at " + p + " was loaded but not recorded, " + stats, cached <= allowed);
-          }
-        }
-      }
     }
   }
 
@@ -449,7 +400,7 @@ public class TestHotSet extends LuceneTestCase {
     try (AdaptiveDirectory dir = mapped(path); CachedPreadDirectory cached = cached(createTempDir())) {
       assertNull(dir.hotSet());
       assertNull(cached.hotSet());
-      assertEquals(new HotSetStats(0, 0, 0, 0, 0, 0, 0, 0, 0, false), dir.hotSetStats());
+      assertEquals(new HotSetStats(0, 0, 0, 0, 0, 0, 0, 0, false), dir.hotSetStats());
       writeFile(dir, "_0.dat", CHUNK);
       dir.openInput("_0.dat", IOContext.DEFAULT).close();
     } finally {
