@@ -418,14 +418,35 @@ public final class QueryWorkerCommand implements Callable<Integer> {
     Window window = Window.start();
     try (Directory d = StrategyRegistry.openDirectory(spec.directory, index, spec.cache());
         DirectoryReader reader = DirectoryReader.open(d)) {
+      java.util.function.Supplier<HotSetStats> stats = d instanceof AdaptiveDirectory a ? a::hotSetStats
+          : d instanceof CachedPreadDirectory cp ? cp::hotSetStats : null;
+      // When the load at open ended: a daemon thread looks every 10 ms (a look reads a few fields).
+      java.util.concurrent.atomic.AtomicLong loadEnd = new java.util.concurrent.atomic.AtomicLong(-1);
+      Thread watcher = null;
+      if (stats != null) {
+        watcher = Thread.ofPlatform().daemon().name("hot-set-watch").start(() -> {
+          try {
+            while (stats.get().loading()) {
+              Thread.sleep(10);
+            }
+            loadEnd.set(System.nanoTime());
+          } catch (InterruptedException stop) {
+            // the window ended first
+          }
+        });
+      }
       measure(r, spec, d, new IndexSearcher(reader), mix, t, spec.firstQuery, window);
+      if (watcher != null) {
+        watcher.interrupt();
+        watcher.join();
+      }
       Results.QueryCell c = r.queryCells.get(r.queryCells.size() - 1);
       c.regime = spec.dropBeforeOpen ? "restart dropped" : "restart kept";
-      HotSetStats h = d instanceof AdaptiveDirectory a ? a.hotSetStats()
-          : d instanceof CachedPreadDirectory cp ? cp.hotSetStats() : null;
-      if (h != null) {
+      if (stats != null) {
+        HotSetStats h = stats.get();
         c.hotSetLoadedBytes = h.loadedBytes() + h.cachedBytes();
         c.hotSetRecordedBytes = h.recordedBytes();
+        c.hotSetLoadSeconds = loadEnd.get() < 0 ? null : window.secondsAt(loadEnd.get());
       }
     }
   }
@@ -455,6 +476,11 @@ public final class QueryWorkerCommand implements Callable<Integer> {
 
     double elapsedSeconds() {
       return (System.nanoTime() - startNanos) / 1e9;
+    }
+
+    /** Seconds from the window's start to {@code nanos} (a {@link System#nanoTime()}). */
+    double secondsAt(long nanos) {
+      return (nanos - startNanos) / 1e9;
     }
   }
 

@@ -213,8 +213,9 @@ public final class Report {
     }
     StringBuilder sb = new StringBuilder("#### restart (QPS over the first seconds after the open, against the same"
         + " Directory's warm QPS)\n\n| directory | threads | warm QPS | page cache kept: QPS | kept / warm | at "
-        + WARM_SHARE + "x warm from (s), kept | hot set loaded, kept (MB) | page cache dropped: QPS | dropped / warm | at "
-        + WARM_SHARE + "x warm from (s), dropped | hot set loaded, dropped (MB) | MB read from storage, dropped |\n"
+        + WARM_SHARE + "x warm from (s), kept | hot set loaded, kept (MB, in s from the open) | page cache dropped: QPS |"
+        + " dropped / warm | at " + WARM_SHARE + "x warm from (s), dropped | hot set loaded, dropped (MB, in s from the open) |"
+        + " MB read from storage, dropped |\n"
         + "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (Results.QueryCell w : warm) {
       Results.QueryCell k = r.queryCell("restart kept", w.directory, w.threads);
@@ -308,7 +309,11 @@ public final class Report {
   }
 
   private static String hotSet(Results.QueryCell c) {
-    return ok(c) == null || c.hotSetLoadedBytes < 0 ? "-" : String.format(Locale.ROOT, "%.0f", c.hotSetLoadedBytes / 1e6);
+    if (ok(c) == null || c.hotSetLoadedBytes < 0) {
+      return "-";
+    }
+    String mb = String.format(Locale.ROOT, "%.0f", c.hotSetLoadedBytes / 1e6);
+    return c.hotSetLoadSeconds == null ? mb : String.format(Locale.ROOT, "%s in %.1f s", mb, c.hotSetLoadSeconds);
   }
 
   /** Bytes and device reads per query of the throttled cells: what a capped volume charges for. */

@@ -100,6 +100,12 @@ public final class Results {
     /** Restart: bytes of the hot set the Directory loaded or found cached at open, and recorded; -1: none. */
     public long hotSetLoadedBytes = -1;
     public long hotSetRecordedBytes = -1;
+    /**
+     * Restart: seconds from the Directory's open until its hot set's load ended (sampled every 10
+     * ms), or null where unknown: no hot set, the load still ran at the window's end, or results
+     * written without it.
+     */
+    public Double hotSetLoadSeconds;
     /** Reads the worker's I/O group made from the index's disk in the cell (throttled regime), or -1. */
     public long deviceReads = -1;
     /** Pressure only: page cache charged to the group at the end of the cell. */

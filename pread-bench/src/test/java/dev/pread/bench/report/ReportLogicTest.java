@@ -151,6 +151,9 @@ public class ReportLogicTest {
     dropped.intervalSeconds = 1;
     dropped.intervalQps = new double[] {10, 20, 95, 96, 97}; // only two whole intervals at 0.9x
     dropped.intervalP99Micros = new long[] {1, 1, 1, 1, 1};
+    kept.hotSetLoadedBytes = 2_000_000_000L; // found cached; no end seen within the window
+    dropped.hotSetLoadedBytes = 3_000_000_000L;
+    dropped.hotSetLoadSeconds = 1.84;
     r.queryCells.add(warm);
     r.queryCells.add(kept);
     r.queryCells.add(dropped);
@@ -158,7 +161,7 @@ public class ReportLogicTest {
     assertEquals("-", Report.toWarm(dropped, warm));
     assertEquals("", Report.toWarm(warm, warm)); // no intervals
     String md = Report.markdown(r);
-    assertTrue(md, md.contains("| dir-a | 1 | 100.0 | 85.0 | 0.85x | 3 | - | 50.0 | 0.50x | - | - |"));
+    assertTrue(md, md.contains("| dir-a | 1 | 100.0 | 85.0 | 0.85x | 3 | 2000 | 50.0 | 0.50x | - | 3000 in 1.8 s |"));
     Path folder = tmp.getRoot().toPath().resolve("restart");
     Path report = Report.write(r, folder);
     assertTrue(Files.readString(report).contains("![restart-qps-1t.png]"));
