@@ -244,6 +244,68 @@ final class NativeIO {
     private IoPrioCall() {}
   }
 
+  /**
+   * {@code getpriority(2)} and {@code setpriority(2)} through {@code long syscall(long number, ...)}:
+   * the raw {@code getpriority} returns {@code 20 - nice}, never negative, so that -1 means an error
+   * (the C library's wrapper returns the nice value, of which -1 is one). Linked on first use; the
+   * numbers are known for x86_64 and aarch64 only.
+   */
+  private static final class PriorityCall {
+    static final long SYS_GETPRIORITY = X86_64 ? 140 : AARCH64 ? 141 : -1;
+    static final long SYS_SETPRIORITY = X86_64 ? 141 : AARCH64 ? 140 : -1;
+
+    static final MethodHandle SYSCALL =
+        downcall(
+            "syscall",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+            Linker.Option.firstVariadicArg(1));
+
+    private PriorityCall() {}
+  }
+
+  /** {@code PRIO_PROCESS}: with id 0, the calling thread (on Linux the nice value is a thread's). */
+  private static final long PRIO_PROCESS = 0;
+
+  /**
+   * The calling thread's nice value ({@code getpriority(PRIO_PROCESS, 0)}), -20 to 19.
+   *
+   * @return the nice value, or {@link Integer#MIN_VALUE} if the kernel or this platform cannot say
+   * @throws LinkageError if the C library has no {@code syscall}
+   */
+  static int niceGet() {
+    if (PriorityCall.SYS_GETPRIORITY < 0) {
+      return Integer.MIN_VALUE;
+    }
+    try {
+      long r = (long) PriorityCall.SYSCALL.invokeExact(PriorityCall.SYS_GETPRIORITY, PRIO_PROCESS, 0L, 0L);
+      return r < 1 || r > 40 ? Integer.MIN_VALUE : (int) (20 - r);
+    } catch (LinkageError e) {
+      throw e;
+    } catch (Throwable t) {
+      throw new AssertionError(t);
+    }
+  }
+
+  /**
+   * Sets the calling thread's nice value ({@code setpriority(PRIO_PROCESS, 0, nice)}). Raising it
+   * needs no privilege; lowering it needs {@code CAP_SYS_NICE} or a {@code RLIMIT_NICE} that allows it.
+   *
+   * @return true if the kernel took it
+   * @throws LinkageError if the C library has no {@code syscall}
+   */
+  static boolean niceSet(int nice) {
+    if (PriorityCall.SYS_SETPRIORITY < 0) {
+      return false;
+    }
+    try {
+      return (long) PriorityCall.SYSCALL.invokeExact(PriorityCall.SYS_SETPRIORITY, PRIO_PROCESS, 0L, (long) nice) == 0;
+    } catch (LinkageError e) {
+      throw e;
+    } catch (Throwable t) {
+      throw new AssertionError(t);
+    }
+  }
+
   /** {@code IOPRIO_WHO_PROCESS}: with id 0, the calling thread. */
   private static final long IOPRIO_WHO_PROCESS = 1;
 

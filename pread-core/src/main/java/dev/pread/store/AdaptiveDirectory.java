@@ -10,6 +10,7 @@ import org.apache.lucene.store.FSDirectory;
 import org.apache.lucene.store.FSLockFactory;
 import org.apache.lucene.store.IOContext;
 import org.apache.lucene.store.IndexInput;
+import org.apache.lucene.store.IndexOutput;
 import org.apache.lucene.store.LockFactory;
 import org.apache.lucene.store.MemorySegmentAccessInput;
 import org.apache.lucene.util.IOUtils;
@@ -49,6 +50,14 @@ import org.apache.lucene.util.Unwrappable;
  * dev.pread.adaptive.mode} ({@code auto}, {@code mapped}, {@code cached}) and {@code
  * dev.pread.adaptive.cache.bytes} override the choice and the cache's size; {@code
  * dev.pread.adaptive.merge.idle=false} keeps merges' reads in their thread's own I/O class.
+ *
+ * <p><b>Merges and the CPU.</b> A {@code ConcurrentMergeScheduler} merge thread (the kind
+ * OpenSearch and Elasticsearch use) that creates a merged segment's file here runs at nice 10 for
+ * the rest of its merge, so that on a machine with few cores queries keep the CPU while a merge
+ * runs; the thread ends with its merge, and with it the lower priority. The trade-off: while
+ * queries keep every core busy, merges get a small share and take longer. {@code
+ * dev.pread.adaptive.merge.nice} sets the value (1 to 19), 0 leaves merge threads alone. Other
+ * threads are never changed: a nice value cannot be lowered again without privilege.
  *
  * <p><b>Memory.</b> The block cache is created at the first switch to it. Its memory, which the
  * kernel cannot reclaim, follows the memory left for file pages: it grows by at most a step at each
@@ -271,6 +280,30 @@ public class AdaptiveDirectory extends FSDirectory {
     if (hotSet != null) {
       hotSet.release(name);
     }
+  }
+
+  /**
+   * {@link FSDirectory#createOutput}; a merge thread that creates a merge's output yields the CPU
+   * (see the class documentation).
+   */
+  @Override
+  public IndexOutput createOutput(String name, IOContext context) throws IOException {
+    if (context.context() == IOContext.Context.MERGE) {
+      MergeThreads.yieldCpu(regime.mergeNiceValue());
+    }
+    return super.createOutput(name, context);
+  }
+
+  /**
+   * {@link FSDirectory#createTempOutput}; a merge thread that creates a merge's temporary file
+   * yields the CPU (see the class documentation).
+   */
+  @Override
+  public IndexOutput createTempOutput(String prefix, String suffix, IOContext context) throws IOException {
+    if (context.context() == IOContext.Context.MERGE) {
+      MergeThreads.yieldCpu(regime.mergeNiceValue());
+    }
+    return super.createTempOutput(prefix, suffix, context);
   }
 
   @Override

@@ -49,7 +49,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@code mapped}, {@code cached}, or {@code alternate} (for tests: switch at every open, clone,
  * slice and prefetch); {@value #CACHE_BYTES_PROPERTY} = the cache's size in bytes
  * instead of the memory left for files; {@value #IDLE_MERGE_READS_PROPERTY} = {@code false} to keep
- * merges' reads around the cache in their thread's I/O class (see {@link #idleMergeReads()}).
+ * merges' reads around the cache in their thread's I/O class (see {@link #idleMergeReads()});
+ * {@value #MERGE_NICE_PROPERTY} = the nice value of merge threads, 0 for none (see {@link
+ * #mergeNice()}).
  *
  * <p><b>Without native access</b> there is no block cache: inputs always read mappings (which need
  * no native calls), and a warning says so once.
@@ -66,6 +68,16 @@ final class AdaptiveRegime {
 
   /** System property: false to read around the cache in the reading thread's own I/O class. */
   static final String IDLE_MERGE_READS_PROPERTY = "dev.pread.adaptive.merge.idle";
+
+  /**
+   * System property: the nice value of Lucene's merge threads while they write a merged segment
+   * through an adaptive directory, 1 to 19; 0 leaves their CPU priority alone (see {@link
+   * #mergeNice()}).
+   */
+  static final String MERGE_NICE_PROPERTY = "dev.pread.adaptive.merge.nice";
+
+  /** The default of {@link #MERGE_NICE_PROPERTY}. */
+  static final int DEFAULT_MERGE_NICE = 10;
 
   /** Switch to the cache above this share of the memory left for files. */
   static final double FIT_SHARE = 0.9;
@@ -128,6 +140,8 @@ final class AdaptiveRegime {
   private final long fixedCacheBytes;
   /** {@link #idleMergeReads()}, read when the regime is made, so that a bad value fails there. */
   private final boolean idleMergeReads = idleMergeReads();
+  /** {@link #mergeNice()}, read when the regime is made, so that a bad value fails there. */
+  private final int mergeNice = mergeNice();
   private final boolean nativeAccess;
   private final ReentrantLock lock = new ReentrantLock();
   private final AtomicLong openBytes = new AtomicLong();
@@ -202,6 +216,35 @@ final class AdaptiveRegime {
    */
   static boolean idleMergeReads() {
     return BooleanProperty.read(IDLE_MERGE_READS_PROPERTY, true);
+  }
+
+  /**
+   * The nice value that Lucene's merge threads take when they create a merge's output ({@link
+   * MergeThreads}): {@value #MERGE_NICE_PROPERTY}, {@value #DEFAULT_MERGE_NICE} by default, 0 for
+   * none. The trade-off: while queries keep every core busy a merge gets a small share of the CPU
+   * and takes longer (on a core nobody else wants it runs at full speed); a node that indexes hard
+   * on few cores may want merges to keep up rather than queries to keep their latency.
+   *
+   * @throws IllegalArgumentException naming the property and the value if it is not 0 to 19
+   */
+  static int mergeNice() {
+    String value = System.getProperty(MERGE_NICE_PROPERTY, Integer.toString(DEFAULT_MERGE_NICE)).trim();
+    int nice;
+    try {
+      nice = Integer.parseInt(value);
+    } catch (NumberFormatException e) {
+      nice = -1;
+    }
+    if (nice < 0 || nice > dev.pread.nativeio.CpuPriority.MAX_NICE) {
+      throw new IllegalArgumentException(
+          "system property " + MERGE_NICE_PROPERTY + " must be a nice value from 0 (off) to 19 (got \"" + value + "\")");
+    }
+    return nice;
+  }
+
+  /** This regime's {@link #mergeNice()}. */
+  int mergeNiceValue() {
+    return mergeNice;
   }
 
   static long cacheBytesFromProperty() {
