@@ -52,7 +52,7 @@ import org.apache.lucene.util.Unwrappable;
  * dev.pread.adaptive.merge.idle=false} keeps merges' reads in their thread's own I/O class.
  *
  * <p><b>Merges and the CPU.</b> A {@code ConcurrentMergeScheduler} merge thread (the kind
- * OpenSearch and Elasticsearch use) that creates a merged segment's file here runs at nice 10 for
+ * OpenSearch uses) that creates a merged segment's file here runs at nice 10 for
  * the rest of its merge, so that on a machine with few cores queries keep the CPU while a merge
  * runs; the thread ends with its merge, and with it the lower priority. The trade-off: while
  * queries keep every core busy, merges get a small share and take longer. {@code

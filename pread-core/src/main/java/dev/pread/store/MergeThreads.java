@@ -7,12 +7,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * Lowers the CPU priority of the threads that run Lucene's merges, so that on a machine with few
  * cores queries keep theirs while a merge runs.
  *
- * <p>Only a {@code ConcurrentMergeScheduler} merge thread is lowered (OpenSearch's and
- * Elasticsearch's merge schedulers extend it): such a thread runs one merge and ends, so the lower
- * priority ends with it. The nice value cannot be raised back without privilege ({@link
- * CpuPriority}), so a thread that merges and then goes on with other work (a merge run by {@code
- * SerialMergeScheduler} in an indexing thread, the worker threads of an intra-merge executor) is
- * left alone.
+ * <p>Only a {@code ConcurrentMergeScheduler} merge thread is lowered (OpenSearch's merge
+ * scheduler extends it): such a thread runs one merge and ends, so the lower priority ends with it
+ * (threads it starts meanwhile inherit it). A thread's priority cannot be raised again without
+ * privilege ({@link CpuPriority}), so a thread that merges and then goes on with other work (a
+ * merge run by {@code SerialMergeScheduler} in an indexing thread, the worker threads of an
+ * intra-merge executor) is left alone.
  *
  * <p>Thread-safe.
  */
