@@ -228,29 +228,16 @@ final class NativeIO {
   }
 
   /**
-   * {@code ioprio_get(2)} and {@code ioprio_set(2)} through {@code long syscall(long number, ...)}:
-   * glibc has no wrappers. Linked on first use; the numbers are known for x86_64 and aarch64 only.
+   * A thread's priorities through {@code long syscall(long number, ...)} with three arguments:
+   * {@code ioprio_get(2)} and {@code ioprio_set(2)}, which glibc does not wrap, and {@code
+   * getpriority(2)} and {@code setpriority(2)}, whose raw {@code getpriority} returns {@code 20 -
+   * nice}, never negative, so that -1 means an error (the C library's wrapper returns the nice
+   * value, of which -1 is one). Linked on first use; the numbers are known for x86_64 and aarch64
+   * only.
    */
-  private static final class IoPrioCall {
+  private static final class ThreadCalls {
     static final long SYS_IOPRIO_GET = X86_64 ? 252 : AARCH64 ? 31 : -1;
     static final long SYS_IOPRIO_SET = X86_64 ? 251 : AARCH64 ? 30 : -1;
-
-    static final MethodHandle SYSCALL =
-        downcall(
-            "syscall",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
-            Linker.Option.firstVariadicArg(1));
-
-    private IoPrioCall() {}
-  }
-
-  /**
-   * {@code getpriority(2)} and {@code setpriority(2)} through {@code long syscall(long number, ...)}:
-   * the raw {@code getpriority} returns {@code 20 - nice}, never negative, so that -1 means an error
-   * (the C library's wrapper returns the nice value, of which -1 is one). Linked on first use; the
-   * numbers are known for x86_64 and aarch64 only.
-   */
-  private static final class PriorityCall {
     static final long SYS_GETPRIORITY = X86_64 ? 140 : AARCH64 ? 141 : -1;
     static final long SYS_SETPRIORITY = X86_64 ? 141 : AARCH64 ? 140 : -1;
 
@@ -260,7 +247,21 @@ final class NativeIO {
             FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
             Linker.Option.firstVariadicArg(1));
 
-    private PriorityCall() {}
+    private ThreadCalls() {}
+
+    /** {@code syscall(number, a, b, c)}; -1 without a call if {@code number} is unknown here. */
+    static long call(long number, long a, long b, long c) {
+      if (number < 0) {
+        return -1;
+      }
+      try {
+        return (long) SYSCALL.invokeExact(number, a, b, c);
+      } catch (LinkageError e) {
+        throw e;
+      } catch (Throwable t) {
+        throw new AssertionError(t);
+      }
+    }
   }
 
   /** {@code PRIO_PROCESS}: with id 0, the calling thread (on Linux the nice value is a thread's). */
@@ -273,17 +274,8 @@ final class NativeIO {
    * @throws LinkageError if the C library has no {@code syscall}
    */
   static int niceGet() {
-    if (PriorityCall.SYS_GETPRIORITY < 0) {
-      return Integer.MIN_VALUE;
-    }
-    try {
-      long r = (long) PriorityCall.SYSCALL.invokeExact(PriorityCall.SYS_GETPRIORITY, PRIO_PROCESS, 0L, 0L);
-      return r < 1 || r > 40 ? Integer.MIN_VALUE : (int) (20 - r);
-    } catch (LinkageError e) {
-      throw e;
-    } catch (Throwable t) {
-      throw new AssertionError(t);
-    }
+    long r = ThreadCalls.call(ThreadCalls.SYS_GETPRIORITY, PRIO_PROCESS, 0L, 0L);
+    return r < 1 || r > 40 ? Integer.MIN_VALUE : (int) (20 - r);
   }
 
   /**
@@ -294,16 +286,7 @@ final class NativeIO {
    * @throws LinkageError if the C library has no {@code syscall}
    */
   static boolean niceSet(int nice) {
-    if (PriorityCall.SYS_SETPRIORITY < 0) {
-      return false;
-    }
-    try {
-      return (long) PriorityCall.SYSCALL.invokeExact(PriorityCall.SYS_SETPRIORITY, PRIO_PROCESS, 0L, (long) nice) == 0;
-    } catch (LinkageError e) {
-      throw e;
-    } catch (Throwable t) {
-      throw new AssertionError(t);
-    }
+    return ThreadCalls.call(ThreadCalls.SYS_SETPRIORITY, PRIO_PROCESS, 0L, nice) == 0;
   }
 
   /** {@code IOPRIO_WHO_PROCESS}: with id 0, the calling thread. */
@@ -316,16 +299,7 @@ final class NativeIO {
    * @throws LinkageError if the C library has no {@code syscall}
    */
   static int ioprioGet() {
-    if (IoPrioCall.SYS_IOPRIO_GET < 0) {
-      return -1;
-    }
-    try {
-      return (int) (long) IoPrioCall.SYSCALL.invokeExact(IoPrioCall.SYS_IOPRIO_GET, IOPRIO_WHO_PROCESS, 0L, 0L);
-    } catch (LinkageError e) {
-      throw e;
-    } catch (Throwable t) {
-      throw new AssertionError(t);
-    }
+    return (int) ThreadCalls.call(ThreadCalls.SYS_IOPRIO_GET, IOPRIO_WHO_PROCESS, 0L, 0L);
   }
 
   /**
@@ -335,16 +309,7 @@ final class NativeIO {
    * @throws LinkageError if the C library has no {@code syscall}
    */
   static boolean ioprioSet(int value) {
-    if (IoPrioCall.SYS_IOPRIO_SET < 0) {
-      return false;
-    }
-    try {
-      return (long) IoPrioCall.SYSCALL.invokeExact(IoPrioCall.SYS_IOPRIO_SET, IOPRIO_WHO_PROCESS, 0L, (long) value) == 0;
-    } catch (LinkageError e) {
-      throw e;
-    } catch (Throwable t) {
-      throw new AssertionError(t);
-    }
+    return ThreadCalls.call(ThreadCalls.SYS_IOPRIO_SET, IOPRIO_WHO_PROCESS, 0L, value) == 0;
   }
 
   /**
