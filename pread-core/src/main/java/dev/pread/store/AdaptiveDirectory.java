@@ -288,9 +288,7 @@ public class AdaptiveDirectory extends FSDirectory {
    */
   @Override
   public IndexOutput createOutput(String name, IOContext context) throws IOException {
-    if (context.context() == IOContext.Context.MERGE) {
-      MergeThreads.yieldCpu(regime.mergeNiceValue());
-    }
+    yieldIfMerge(context);
     return super.createOutput(name, context);
   }
 
@@ -300,10 +298,14 @@ public class AdaptiveDirectory extends FSDirectory {
    */
   @Override
   public IndexOutput createTempOutput(String prefix, String suffix, IOContext context) throws IOException {
+    yieldIfMerge(context);
+    return super.createTempOutput(prefix, suffix, context);
+  }
+
+  private void yieldIfMerge(IOContext context) {
     if (context.context() == IOContext.Context.MERGE) {
       MergeThreads.yieldCpu(regime.mergeNiceValue());
     }
-    return super.createTempOutput(prefix, suffix, context);
   }
 
   @Override

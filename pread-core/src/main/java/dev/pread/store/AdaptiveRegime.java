@@ -228,18 +228,9 @@ final class AdaptiveRegime {
    * @throws IllegalArgumentException naming the property and the value if it is not 0 to 19
    */
   static int mergeNice() {
-    String value = System.getProperty(MERGE_NICE_PROPERTY, Integer.toString(DEFAULT_MERGE_NICE)).trim();
-    int nice;
-    try {
-      nice = Integer.parseInt(value);
-    } catch (NumberFormatException e) {
-      nice = -1;
-    }
-    if (nice < 0 || nice > dev.pread.nativeio.CpuPriority.MAX_NICE) {
-      throw new IllegalArgumentException(
-          "system property " + MERGE_NICE_PROPERTY + " must be a nice value from 0 (off) to 19 (got \"" + value + "\")");
-    }
-    return nice;
+    String value = System.getProperty(MERGE_NICE_PROPERTY, Integer.toString(DEFAULT_MERGE_NICE));
+    return (int) NumberProperty.parse(MERGE_NICE_PROPERTY, value, 0, dev.pread.nativeio.CpuPriority.MAX_NICE,
+        "a nice value from 0 (off) to " + dev.pread.nativeio.CpuPriority.MAX_NICE);
   }
 
   /** This regime's {@link #mergeNice()}. */
@@ -252,17 +243,8 @@ final class AdaptiveRegime {
     if (value == null || value.isBlank()) {
       return 0;
     }
-    try {
-      long bytes = Long.parseLong(value.trim());
-      if (bytes < BlockCache.MIN_BLOCK_SIZE) {
-        throw new NumberFormatException();
-      }
-      return bytes;
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(
-          "system property " + CACHE_BYTES_PROPERTY + " must be a number of bytes of at least "
-              + BlockCache.MIN_BLOCK_SIZE + " (got \"" + value + "\")");
-    }
+    return NumberProperty.parse(CACHE_BYTES_PROPERTY, value, BlockCache.MIN_BLOCK_SIZE, Long.MAX_VALUE,
+        "a number of bytes of at least " + BlockCache.MIN_BLOCK_SIZE);
   }
 
   /** A directory starts using this regime. */

@@ -188,16 +188,7 @@ public class CachedPreadDirectory extends FSDirectory {
     if (value == null || value.isBlank()) {
       return DEFAULT_CACHE_BYTES;
     }
-    try {
-      long bytes = Long.parseLong(value.trim());
-      if (bytes <= 0) {
-        throw new NumberFormatException();
-      }
-      return bytes;
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(
-          "system property " + CACHE_BYTES_PROPERTY + " must be a positive number of bytes (got \"" + value + "\")");
-    }
+    return NumberProperty.parse(CACHE_BYTES_PROPERTY, value, 1, Long.MAX_VALUE, "a positive number of bytes");
   }
 
   /** True when inputs read through the block cache; false when they are NIOFSDirectory's. */

@@ -115,16 +115,7 @@ final class HotSet implements Closeable {
     if (value == null || value.isBlank()) {
       return DEFAULT_INTERVAL_SECONDS;
     }
-    try {
-      long seconds = Long.parseLong(value.trim());
-      if (seconds < 0) {
-        throw new NumberFormatException();
-      }
-      return seconds;
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(
-          "system property " + INTERVAL_PROPERTY + " must be a number of seconds, 0 or more (got \"" + value + "\")");
-    }
+    return NumberProperty.parse(INTERVAL_PROPERTY, value, 0, Long.MAX_VALUE, "a number of seconds, 0 or more");
   }
 
   /** Starts the hot set of {@code host}: its load now, its records every interval. */
