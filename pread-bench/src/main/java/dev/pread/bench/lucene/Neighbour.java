@@ -15,6 +15,10 @@ import java.util.Locale;
  * Stopping it kills its loop, then the {@code cat} it was running. In the idle I/O class ({@code
  * ionice -c3}) its reads are served only while no other process waits for the disk, which is what
  * an operator can give such a process.
+ *
+ * <p>What it read from storage is reported with it, since how much of the disk it took is what the
+ * queries were left: its loop's count (which takes in each {@code cat} it has reaped) plus that of
+ * the {@code cat} running when it is stopped.
  */
 final class Neighbour implements DisturbedRun.Disturbance {
   private final Path file;
@@ -22,6 +26,8 @@ final class Neighbour implements DisturbedRun.Disturbance {
   private ProcessHandle loop;
   private long startNanos;
   private double seconds;
+  /** Bytes the neighbour had read from storage when it was stopped; -1 if unknown. */
+  private long readBytes = -1;
 
   Neighbour(Path file, boolean idle) {
     this.file = file;
@@ -59,6 +65,7 @@ final class Neighbour implements DisturbedRun.Disturbance {
     seconds = (System.nanoTime() - startNanos) / 1e9;
     boolean diedEarly = !loop.isAlive();
     java.util.List<ProcessHandle> cats = loop.descendants().toList();
+    readBytes = readBytes(loop, cats);
     loop.destroyForcibly(); // first, so that it starts no other cat
     cats.forEach(ProcessHandle::destroyForcibly);
     loop.onExit().get(10, java.util.concurrent.TimeUnit.SECONDS);
@@ -71,6 +78,18 @@ final class Neighbour implements DisturbedRun.Disturbance {
     }
   }
 
+  /** The loop's storage reads and its running children's; -1 if the loop's cannot be read. */
+  static long readBytes(ProcessHandle loop, java.util.List<ProcessHandle> children) {
+    long total = dev.pread.bench.pressure.ProcStats.storageReadBytes(Long.toString(loop.pid()));
+    if (total < 0) {
+      return -1;
+    }
+    for (ProcessHandle c : children) {
+      total += Math.max(0, dev.pread.bench.pressure.ProcStats.storageReadBytes(Long.toString(c.pid())));
+    }
+    return total;
+  }
+
   @Override
   public String describe() {
     long size;
@@ -79,8 +98,10 @@ final class Neighbour implements DisturbedRun.Disturbance {
     } catch (IOException e) {
       size = -1;
     }
-    return String.format(Locale.ROOT, "cat of %s (%s)%s in a loop for %.1f s", file.getFileName(), Format.size(size),
+    String read = readBytes < 0 || seconds <= 0 ? "" : String.format(Locale.ROOT, ", reading %,.0f MB from storage (%,.0f MB/s)",
+        readBytes / 1e6, readBytes / 1e6 / seconds);
+    return String.format(Locale.ROOT, "cat of %s (%s)%s in a loop for %.1f s%s", file.getFileName(), Format.size(size),
         idle ? " in the idle I/O class (ionice -c3)" : "",
-        seconds);
+        seconds, read);
   }
 }

@@ -25,7 +25,7 @@ public record ProcStats(long majorFaults, long storageReadBytes, long userMillis
 
   public static ProcStats now() {
     long[] stat = readStat();
-    return new ProcStats(stat[0], readStorageBytes(), stat[1], stat[2]);
+    return new ProcStats(stat[0], storageReadBytes("self"), stat[1], stat[2]);
   }
 
   public ProcStats minus(ProcStats before) {
@@ -65,9 +65,16 @@ public record ProcStats(long majorFaults, long storageReadBytes, long userMillis
     return stat.substring(close + 2).split(" ");
   }
 
-  private static long readStorageBytes() {
+  /**
+   * Bytes a process has had read from storage ({@code read_bytes} of {@code /proc/<pid>/io}: its
+   * own threads' and those of the children it has reaped), or -1 if it cannot be read (the process
+   * has ended, or another user's).
+   *
+   * @param pid a process id, or {@code self}
+   */
+  public static long storageReadBytes(String pid) {
     try {
-      for (String line : Files.readAllLines(Path.of("/proc/self/io"))) {
+      for (String line : Files.readAllLines(Path.of("/proc", pid, "io"))) {
         if (line.startsWith("read_bytes:")) {
           return Long.parseLong(line.substring(11).trim());
         }
