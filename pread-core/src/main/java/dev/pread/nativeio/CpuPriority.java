@@ -43,22 +43,14 @@ public final class CpuPriority {
     }
     try {
       int now = NativeIO.niceGet();
-      if (now == Integer.MIN_VALUE) {
-        supported = false;
-        return false;
-      }
-      if (now >= nice) {
+      if (now != Integer.MIN_VALUE && (now >= nice || NativeIO.niceSet(nice))) {
         return true;
       }
-      if (!NativeIO.niceSet(nice)) {
-        supported = false;
-        return false;
-      }
-      return true;
     } catch (LinkageError e) {
-      supported = false;
-      return false;
+      // as refused
     }
+    supported = false;
+    return false;
   }
 
   /**

@@ -2,6 +2,7 @@ package dev.pread.store;
 
 import dev.pread.cache.BlockCache;
 import dev.pread.cache.ContainerMemory;
+import dev.pread.nativeio.CpuPriority;
 import dev.pread.nativeio.MappedFiles;
 import dev.pread.nativeio.MappedFiles.MapAdvice;
 import dev.pread.nativeio.NativeAccess;
@@ -229,8 +230,8 @@ final class AdaptiveRegime {
    */
   static int mergeNice() {
     String value = System.getProperty(MERGE_NICE_PROPERTY, Integer.toString(DEFAULT_MERGE_NICE));
-    return (int) NumberProperty.parse(MERGE_NICE_PROPERTY, value, 0, dev.pread.nativeio.CpuPriority.MAX_NICE,
-        "a nice value from 0 (off) to " + dev.pread.nativeio.CpuPriority.MAX_NICE);
+    return (int) NumberProperty.parse(MERGE_NICE_PROPERTY, value, 0, CpuPriority.MAX_NICE,
+        "a nice value from 0 (off) to " + CpuPriority.MAX_NICE);
   }
 
   /** This regime's {@link #mergeNice()}. */

@@ -1,5 +1,6 @@
 package dev.pread.bench.lucene;
 
+import dev.pread.bench.pressure.ProcStats;
 import dev.pread.bench.report.Format;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -80,12 +81,12 @@ final class Neighbour implements DisturbedRun.Disturbance {
 
   /** The loop's storage reads and its running children's; -1 if the loop's cannot be read. */
   static long readBytes(ProcessHandle loop, java.util.List<ProcessHandle> children) {
-    long total = dev.pread.bench.pressure.ProcStats.storageReadBytes(Long.toString(loop.pid()));
+    long total = ProcStats.storageReadBytes(Long.toString(loop.pid()));
     if (total < 0) {
       return -1;
     }
     for (ProcessHandle c : children) {
-      total += Math.max(0, dev.pread.bench.pressure.ProcStats.storageReadBytes(Long.toString(c.pid())));
+      total += Math.max(0, ProcStats.storageReadBytes(Long.toString(c.pid())));
     }
     return total;
   }
