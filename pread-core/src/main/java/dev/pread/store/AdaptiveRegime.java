@@ -20,25 +20,40 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p><b>The rule.</b> The files open through adaptive directories fit when their total size is at
  * most {@value #FIT_SHARE} of the memory left for file pages: the container's limit (or the
- * machine's memory), minus what the kernel cannot reclaim (process memory, kernel memory; the
- * block cache's own memory is added back, since it would give way to file pages), minus a slack
- * of {@value #MIN_SLACK_MIB} MiB plus {@value #SLACK_HEAP_PERCENT}% of the JVM's maximum heap (of
- * the limit if that is smaller) for the JVM's own files and growth. While they fit, inputs read
- * the mapping: the page cache with the kernel's readahead, as {@code MMapDirectory} reads. Once
- * they do not, inputs read through the block cache, sized to that memory, and the mappings are
- * advised {@code MADV_RANDOM} so that a reader still holding one (a vector scorer, a postings
- * decoder) does not fault in readahead windows. If that memory is
- * below 16 MiB, too little for a cache the kernel could not take back, inputs read the page cache
- * with {@code pread} and {@code POSIX_FADV_RANDOM} instead, as {@link PreadDirectory} does: its
- * pages are not mapped, so the kernel reclaims them without unmapping. The directories
- * go back to mappings when the files fall below {@value #UNFIT_SHARE} of that memory; the gap
- * keeps them from switching back and forth. While inputs read the cache, each check lets it commit
- * memory up to what is left for files then, and at most {@value #GROWTH_STEP_MIB} MiB more before
- * the next ({@link BlockCache#limitGrowth}): a neighbour that takes memory stops the cache from
- * growing into it, and if the cache holds more
- * than is left, it gives the excess back ({@link BlockCache#shrink}), evicting the blocks it held
- * there; back on mappings it gives back all but a chunk. All of its memory is given back when the
- * last directory closes. Every switch and every shrink is logged with its figures.
+ * machine's memory) minus what the kernel cannot reclaim (process memory, kernel memory; the
+ * block cache's own memory is added back, since it would give way to file pages). While they fit,
+ * inputs read the mapping: the page cache with the kernel's readahead, as {@code MMapDirectory}
+ * reads. Once they do not, inputs read through the block cache and the mappings are advised
+ * {@code MADV_RANDOM} so that a reader still holding one (a vector scorer, a postings decoder) does
+ * not fault in readahead windows. The cache gets the memory left for file pages minus a slack of
+ * {@value #MIN_SLACK_MIB} MiB plus {@value #SLACK_HEAP_PERCENT}% of the JVM's maximum heap (of the
+ * limit if that is smaller) for the JVM's own files and growth: memory the kernel cannot take back
+ * must leave room for the JVM to grow, while mapped pages give way to it. If that is below 16 MiB,
+ * too little for a cache, inputs read the page cache with {@code pread} and {@code
+ * POSIX_FADV_RANDOM} instead, as {@link PreadDirectory} does: its pages are not mapped, so the
+ * kernel reclaims them without unmapping. The directories go back to mappings when the files fall
+ * below {@value #UNFIT_SHARE} of the memory left; the gap keeps them from switching back and forth.
+ *
+ * <p><b>While memory falls.</b> If the memory left for file pages fell by more than {@value
+ * #SHRINK_MARGIN_MIB} MiB since the previous look (another process of the container is allocating,
+ * or the limit was lowered), no cache is started and a cache does not grow (a cache whose size
+ * {@value #CACHE_BYTES_PROPERTY} sets is the operator's choice: it starts and grows regardless): a
+ * cache started in the
+ * middle of another process's allocation would be sized from a figure that is already stale, and
+ * the memory it then commits, which the kernel cannot reclaim, is what the other process's next
+ * allocation would need. Files that do not fit read the page cache with {@code pread} until a look
+ * finds memory holding still. The trade-off: after each fall the cache starts, or grows again, a
+ * look later.
+ *
+ * <p><b>The cache follows memory.</b> While inputs read the cache, each check lets it commit memory
+ * up to its share then, and at most {@value #GROWTH_STEP_MIB} MiB more before the next ({@link
+ * BlockCache#limitGrowth}): a neighbour that takes memory stops the cache from growing into it,
+ * and if the cache holds more than is left, it gives the excess back ({@link BlockCache#shrink}),
+ * evicting the blocks it held there; back on mappings it gives back all but a chunk. All of its
+ * memory is given back when the last directory closes. Every switch and every shrink is logged with
+ * its figures. Between two looks the cache's limit holds: an allocation by another process larger
+ * than the slack plus the page cache the kernel can reclaim, made faster than a look, meets the
+ * container's limit.
  *
  * <p><b>When it looks.</b> At most once a second, on a thread that opens, clones, slices or
  * prefetches an input: the check reads a few files under {@code /proc} and {@code /sys/fs/cgroup},
@@ -139,6 +154,8 @@ final class AdaptiveRegime {
   private final Mode mode;
   private final ContainerMemory memory;
   private final long fixedCacheBytes;
+  /** The slack if set for a test, else -1: {@link #slackBytes(long)}. */
+  private final long fixedSlackBytes;
   /** {@link #idleMergeReads()}, read when the regime is made, so that a bad value fails there. */
   private final boolean idleMergeReads = idleMergeReads();
   /** {@link #mergeNice()}, read when the regime is made, so that a bad value fails there. */
@@ -152,7 +169,12 @@ final class AdaptiveRegime {
   private volatile int path = AdaptiveFile.MAPPED;
 
   private volatile long nextCheck = System.nanoTime();
-  /** The memory left for files at the last check; opens that pass it bring the next check forward. */
+  /**
+   * The memory left for file pages at the last check, {@link Long#MAX_VALUE} before the first;
+   * opens that pass its share bring the next check forward.
+   */
+  private volatile long lastLeft = Long.MAX_VALUE;
+  /** The cache's share of {@link #lastLeft} (less the slack), {@link Long#MAX_VALUE} before the first check. */
   private volatile long lastBudget = Long.MAX_VALUE;
   /** True while mappings are advised RANDOM (the files do not fit). Guarded by lock. */
   private boolean randomAdvice;
@@ -165,11 +187,18 @@ final class AdaptiveRegime {
   private final System.Logger.Level logLevel;
 
   AdaptiveRegime(Mode mode, ContainerMemory memory, long fixedCacheBytes) {
-    this(mode, memory, fixedCacheBytes, System.Logger.Level.DEBUG);
+    this(mode, memory, fixedCacheBytes, -1, System.Logger.Level.DEBUG);
   }
 
-  private AdaptiveRegime(Mode mode, ContainerMemory memory, long fixedCacheBytes, System.Logger.Level logLevel) {
+  /** For tests: a regime whose slack is {@code slackBytes} rather than {@link #slackBytes(long)}'s. */
+  AdaptiveRegime(Mode mode, ContainerMemory memory, long fixedCacheBytes, long slackBytes) {
+    this(mode, memory, fixedCacheBytes, slackBytes, System.Logger.Level.DEBUG);
+  }
+
+  private AdaptiveRegime(
+      Mode mode, ContainerMemory memory, long fixedCacheBytes, long slackBytes, System.Logger.Level logLevel) {
     this.logLevel = logLevel;
+    this.fixedSlackBytes = slackBytes;
     this.mode = mode;
     this.memory = memory;
     this.fixedCacheBytes = fixedCacheBytes;
@@ -189,7 +218,7 @@ final class AdaptiveRegime {
     if (shared == null) {
       shared =
           new AdaptiveRegime(
-              modeFromProperty(), ContainerMemory.system(), cacheBytesFromProperty(), System.Logger.Level.INFO);
+              modeFromProperty(), ContainerMemory.system(), cacheBytesFromProperty(), -1, System.Logger.Level.INFO);
     }
     return shared;
   }
@@ -276,6 +305,7 @@ final class AdaptiveRegime {
         path = nativeAccess && mode == Mode.CACHED ? AdaptiveFile.CACHE : AdaptiveFile.MAPPED;
         randomAdvice = path != AdaptiveFile.MAPPED;
         lastBudget = Long.MAX_VALUE;
+        lastLeft = Long.MAX_VALUE;
         nextCheck = System.nanoTime(); // the next directory looks at once
         CompiledPath.forget(this);
       }
@@ -336,7 +366,7 @@ final class AdaptiveRegime {
   private BlockCache cacheLocked(long budget) throws IOException {
     if (cache == null && nativeAccess) {
       if (fixedCacheBytes == 0 && budget == Long.MAX_VALUE) {
-        budget = budgetForFiles(null); // no check yet (a forced mode)
+        budget = memoryLeft(null).cacheBudget(); // no check yet (a forced mode)
       }
       long bytes = fixedCacheBytes > 0 ? fixedCacheBytes : Math.max(MIN_CACHE_BYTES, budget);
       long blocks = Math.max(1, bytes / CACHE_BLOCK_SIZE);
@@ -365,7 +395,7 @@ final class AdaptiveRegime {
     }
     if (file.usesCache) {
       long open = openBytes.addAndGet(file.size);
-      if (path == AdaptiveFile.MAPPED && open > lastBudget * FIT_SHARE) {
+      if (path == AdaptiveFile.MAPPED && open > lastLeft * FIT_SHARE) {
         nextCheck = System.nanoTime(); // an index opening past the budget: look at the next read
       }
     }
@@ -382,8 +412,8 @@ final class AdaptiveRegime {
    * at the last look), or {@link Long#MAX_VALUE} before the first look.
    */
   long fitBytes() {
-    long budget = lastBudget;
-    return budget == Long.MAX_VALUE ? Long.MAX_VALUE : (long) (budget * FIT_SHARE);
+    long left = lastLeft;
+    return left == Long.MAX_VALUE ? Long.MAX_VALUE : (long) (left * FIT_SHARE);
   }
 
   /** Total size of the files open through directories of this regime. */
@@ -439,13 +469,18 @@ final class AdaptiveRegime {
   /** Applies the rule of the class comment to a fresh reading. Caller holds the lock. */
   private void decide() throws IOException {
     StringBuilder why = new StringBuilder();
-    long budget = budgetForFiles(why);
+    MemoryLeft m = memoryLeft(why);
+    long left = m.left();
+    long budget = m.cacheBudget();
+    long previous = lastLeft;
+    lastLeft = left;
     lastBudget = budget;
+    boolean falling = previous != Long.MAX_VALUE && previous - left > (SHRINK_MARGIN_MIB << 20);
     long open = openBytes.get();
-    boolean fits = path != AdaptiveFile.MAPPED ? open <= budget * UNFIT_SHARE : open <= budget * FIT_SHARE;
+    boolean fits = path != AdaptiveFile.MAPPED ? open <= left * UNFIT_SHARE : open <= left * FIT_SHARE;
     if (fits) {
       if (path != AdaptiveFile.MAPPED) {
-        log(open, budget, why, "are below " + UNFIT_SHARE, "memory mappings");
+        log(open, left, why, "are below " + UNFIT_SHARE, "memory mappings");
         switchTo(AdaptiveFile.MAPPED, false);
       }
       releaseUnused();
@@ -453,40 +488,46 @@ final class AdaptiveRegime {
     }
     if (path == AdaptiveFile.CACHE) {
       if (fixedCacheBytes == 0) {
-        followMemory(budget);
+        followMemory(budget, falling);
       }
       return;
     }
-    if (cache == null && budget < MIN_CACHE_BYTES && fixedCacheBytes == 0) {
-      // No room for memory the kernel cannot take back: stay on the page cache, read with pread
-      // and no readahead, whose pages the kernel reclaims more cheaply than mapped ones.
+    if (fixedCacheBytes == 0 && (falling || (cache == null && budget < MIN_CACHE_BYTES))) {
+      // No room for memory the kernel cannot take back, or memory is being taken now: stay on the
+      // page cache, read with pread and no readahead, whose pages the kernel reclaims more cheaply
+      // than mapped ones.
       if (path != AdaptiveFile.PAGE_CACHE) {
-        log(open, budget, why, "exceed " + FIT_SHARE, "the page cache with pread, without readahead (no room for a"
-            + " block cache of at least " + (MIN_CACHE_BYTES >> 20) + " MiB)");
+        log(open, left, why, "exceed " + FIT_SHARE, "the page cache with pread, without readahead ("
+            + (falling ? "memory left fell by " + ((previous - left) >> 20) + " MiB since the last look: no cache while it falls"
+                : "no room for a block cache of at least " + (MIN_CACHE_BYTES >> 20) + " MiB after the slack") + ")");
         switchTo(AdaptiveFile.PAGE_CACHE, true);
+      }
+      if (cache != null) {
+        followMemory(budget, true);
       }
       return;
     }
     if (cacheLocked(budget) != null) {
-      log(open, budget, why, "exceed " + FIT_SHARE, "a block cache of " + (cache.budgetBytes() >> 20) + " MiB");
+      log(open, left, why, "exceed " + FIT_SHARE, "a block cache of " + (cache.budgetBytes() >> 20) + " MiB");
       if (fixedCacheBytes == 0) {
-        followMemory(budget); // a cache made earlier, when more memory was left, grows no further
+        followMemory(budget, false); // a cache made earlier, when more memory was left, grows no further
       }
       switchTo(AdaptiveFile.CACHE, true);
     }
   }
 
   /**
-   * Keeps the cache's committed memory within {@code budget}, the memory left for files now: it
-   * may grow up to it, by at most {@value #GROWTH_STEP_MIB} MiB before the next look (so that a
-   * neighbour taking memory fast meets a cache that grows slowly), and no further; if it holds more
-   * by over {@value #SHRINK_MARGIN_MIB} MiB (a neighbour took memory after the cache filled), it
-   * gives the rest back ({@link BlockCache#shrink}), so that the container's limit is not reached by
-   * memory the kernel cannot reclaim. Caller holds the lock.
+   * Keeps the cache's committed memory within {@code budget}, its share of the memory left for
+   * files now: it may grow up to it, by at most {@value #GROWTH_STEP_MIB} MiB before the next look
+   * (so that a neighbour taking memory fast meets a cache that grows slowly), not at all while
+   * memory falls, and no further; if it holds more by over {@value #SHRINK_MARGIN_MIB} MiB (a
+   * neighbour took memory after the cache filled), it gives the rest back ({@link
+   * BlockCache#shrink}), so that the container's limit is not reached by memory the kernel cannot
+   * reclaim. Caller holds the lock.
    */
-  private void followMemory(long budget) {
+  private void followMemory(long budget, boolean falling) {
     long allocated = cache.stats().allocatedBytes();
-    cache.limitGrowth(Math.min(budget, allocated + (GROWTH_STEP_MIB << 20)));
+    cache.limitGrowth(Math.min(budget, allocated + (falling ? 0 : GROWTH_STEP_MIB << 20)));
     if (allocated > budget + (SHRINK_MARGIN_MIB << 20)) {
       long now = cache.shrink(budget);
       LOG.log(
@@ -514,33 +555,46 @@ final class AdaptiveRegime {
     }
   }
 
-  private void log(long open, long budget, CharSequence why, String relation, String path) {
+  private void log(long open, long left, CharSequence why, String relation, String path) {
     LOG.log(
         logLevel,
         "AdaptiveDirectory: {0} MiB of index files open {1} of the {2} MiB left for file pages ({3}): reading through {4}",
         open >> 20,
         relation,
-        budget >> 20,
+        left >> 20,
         why,
         path);
   }
 
   /**
-   * The memory left for file pages, minus the slack. Caller holds the lock.
+   * The memory left for file pages and the slack the cache leaves of it.
+   *
+   * @param left the limit minus what the kernel cannot reclaim, plus the cache's own memory
+   * @param slack what a cache leaves beside it for the JVM's own files and growth
+   */
+  private record MemoryLeft(long left, long slack) {
+    /** What the cache may hold: the memory left minus the slack, at least 0. */
+    long cacheBudget() {
+      return Math.max(0, left - slack);
+    }
+  }
+
+  /**
+   * The memory left for file pages now. Caller holds the lock.
    *
    * @param why if not null, receives the formula with its figures
    */
-  private long budgetForFiles(StringBuilder why) throws IOException {
+  private MemoryLeft memoryLeft(StringBuilder why) throws IOException {
     ContainerMemory.Reading r = memory.read();
     long own = cache == null ? 0 : cache.stats().allocatedBytes();
-    long slack = slackBytes(r.limitBytes());
-    long available = r.availableForFilesBytes() + own;
-    long budget = Math.max(0, Math.min(r.limitBytes(), available) - slack);
+    long slack = fixedSlackBytes >= 0 ? fixedSlackBytes : slackBytes(r.limitBytes());
+    long left = Math.min(r.limitBytes(), r.availableForFilesBytes() + own);
     if (why != null) {
-      why.append(String.format(Locale.ROOT, "limit %d MiB - unreclaimable %d MiB + block cache %d MiB - slack %d MiB, from %s",
-          r.limitBytes() >> 20, r.unreclaimableBytes() >> 20, own >> 20, slack >> 20, r.source()));
+      why.append(String.format(Locale.ROOT, "limit %d MiB - unreclaimable %d MiB + block cache %d MiB, from %s;"
+              + " a cache gets that - slack %d MiB", r.limitBytes() >> 20, r.unreclaimableBytes() >> 20, own >> 20,
+          r.source(), slack >> 20));
     }
-    return budget;
+    return new MemoryLeft(left, slack);
   }
 
   /**
@@ -559,22 +613,25 @@ final class AdaptiveRegime {
       if (mode == Mode.MAPPED) {
         return name + " (" + MODE_PROPERTY + "): memory mappings always, with no block cache";
       }
-      String fixed = fixedCacheBytes > 0 ? (fixedCacheBytes >> 20) + " MiB (" + CACHE_BYTES_PROPERTY + ")" : null;
-      String figures;
-      long budget;
+      String slackRule = "slack = " + MIN_SLACK_MIB + " MiB + " + SLACK_HEAP_PERCENT + "% of the maximum heap, "
+          + (Runtime.getRuntime().maxMemory() >> 20) + " MiB";
+      String left;
+      String cacheSize;
       try {
         StringBuilder why = new StringBuilder();
-        budget = budgetForFiles(why);
-        figures = (budget >> 20) + " MiB now = " + why;
+        MemoryLeft m = memoryLeft(why);
+        left = "the memory left for file pages (" + (m.left() >> 20) + " MiB now = " + why + ")";
+        cacheSize = "the memory left for file pages less the slack (" + (m.cacheBudget() >> 20) + " MiB now; " + slackRule
+            + "), at least " + (MIN_CACHE_BYTES >> 20) + " MiB";
       } catch (IOException e) {
-        budget = -1;
-        figures = "unknown now, the memory figures cannot be read: " + e.getMessage();
+        left = "the memory left for file pages (unknown now, the memory figures cannot be read: " + e.getMessage() + ")";
+        cacheSize = "the memory left for file pages less the slack (" + slackRule + "), at least " + (MIN_CACHE_BYTES >> 20) + " MiB";
       }
-      String left = "the memory left for file pages (" + figures + "; slack = " + MIN_SLACK_MIB + " MiB + "
-          + SLACK_HEAP_PERCENT + "% of the maximum heap, " + (Runtime.getRuntime().maxMemory() >> 20) + " MiB)";
-      String cacheSize = fixed != null ? fixed : "the memory left for file pages, at least " + (MIN_CACHE_BYTES >> 20) + " MiB";
+      if (fixedCacheBytes > 0) {
+        cacheSize = (fixedCacheBytes >> 20) + " MiB (" + CACHE_BYTES_PROPERTY + ")";
+      }
       return switch (mode) {
-        case CACHED -> name + " (" + MODE_PROPERTY + "): a block cache of " + cacheSize + " always; " + left;
+        case CACHED -> name + " (" + MODE_PROPERTY + "): a block cache of " + cacheSize + " always";
         case ALTERNATE -> name + " (" + MODE_PROPERTY + ", for tests): switches at every open, clone, slice and prefetch";
         default -> name + ": memory mappings while the open index files are at most " + FIT_SHARE + " of " + left
             + "; beyond that a block cache of " + cacheSize + ", and mappings again below " + UNFIT_SHARE;

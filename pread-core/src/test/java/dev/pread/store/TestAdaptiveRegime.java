@@ -39,14 +39,13 @@ public class TestAdaptiveRegime extends LuceneTestCase {
         in[i] = d.openInput("f" + i, IOContext.DEFAULT);
       }
       assertEquals(3 * MIB, d.openFileBytes());
-      // budget = limit - unreclaimable - slack (AdaptiveRegime.slackBytes)
-      long slack = AdaptiveRegime.slackBytes(limit);
+      // memory left for file pages = limit - unreclaimable (+ the cache's own memory)
       regime.check();
       assertFalse("3 MiB open, ~830 MiB left: mappings", d.isReadingCache());
       assertReads(in, content);
 
       // A neighbour takes memory until 3 MiB is above 90% of what is left for files.
-      long unreclaimable = limit - slack - (long) (3 * MIB / AdaptiveRegime.FIT_SHARE) + MIB;
+      long unreclaimable = limit - (long) (3 * MIB / AdaptiveRegime.FIT_SHARE) + MIB;
       setCurrent(fake, group, unreclaimable);
       regime.check();
       assertTrue("3 MiB open, less than 3.33 MiB left: the cache", d.isReadingCache());
@@ -56,7 +55,7 @@ public class TestAdaptiveRegime extends LuceneTestCase {
       // unreclaimable; the regime adds it back.
       long own = d.cacheStats().allocatedBytes();
       assertTrue(own > 0);
-      setCurrent(fake, group, limit - slack - (long) (3 * MIB / 0.8) + own);
+      setCurrent(fake, group, limit - (long) (3 * MIB / 0.8) + own);
       regime.check();
       assertTrue("between the shares, no switch back", d.isReadingCache());
 
@@ -77,9 +76,8 @@ public class TestAdaptiveRegime extends LuceneTestCase {
     assumeTrue("needs native access", dev.pread.nativeio.NativeAccess.isAvailable());
     FakeProc fake = new FakeProc(createTempDir("proc")).meminfo(24L << 30, 20L << 30);
     long limit = 512 * MIB;
-    long slack = AdaptiveRegime.slackBytes(limit);
     // 10 MiB left for files: 3 MiB open fits
-    Path group = fake.cgroupV2("/c", Long.toString(limit), limit - slack - 10 * MIB, 0, 0);
+    Path group = fake.cgroupV2("/c", Long.toString(limit), limit - 10 * MIB, 0, 0);
     AdaptiveRegime regime = new AdaptiveRegime(AdaptiveRegime.Mode.AUTO, fake.memory(), 0);
     Path dir = createTempDir("index");
     byte[] content = new byte[3 << 20];
@@ -90,8 +88,9 @@ public class TestAdaptiveRegime extends LuceneTestCase {
       regime.check();
       assertFalse(d.isReadingCache());
       assertFalse(regime.isMappingRandom());
-      // 2 MiB left: does not fit, and 2 MiB is no room for a cache
-      setCurrent(fake, group, limit - slack - 2 * MIB);
+      // 2 MiB left (a fall of 8 MiB, too little to count as falling): does not fit, and 2 MiB less
+      // the slack is no room for a cache
+      setCurrent(fake, group, limit - 2 * MIB);
       regime.check();
       assertEquals("no cache below 16 MiB: pread", AdaptiveDirectory.ReadPath.PAGE_CACHE, d.readPath());
       assertTrue("mappings without readahead", regime.isMappingRandom());
@@ -108,9 +107,9 @@ public class TestAdaptiveRegime extends LuceneTestCase {
     assumeTrue("needs native access", dev.pread.nativeio.NativeAccess.isAvailable());
     FakeProc fake = new FakeProc(createTempDir("proc")).meminfo(24L << 30, 20L << 30);
     long limit = 1024 * MIB;
-    long slack = AdaptiveRegime.slackBytes(limit);
+    long slack = 4 * MIB;
     Path group = fake.cgroupV2("/c", Long.toString(limit), limit - slack - 20 * MIB, 0, 0);
-    AdaptiveRegime regime = new AdaptiveRegime(AdaptiveRegime.Mode.AUTO, fake.memory(), 0);
+    AdaptiveRegime regime = new AdaptiveRegime(AdaptiveRegime.Mode.AUTO, fake.memory(), 0, slack);
     Path dir = createTempDir("index");
     byte[] content = randomContent(8 << 20);
     try (AdaptiveDirectory d = new AdaptiveDirectory(dir, FSLockFactory.getDefault(), regime)) {
@@ -143,30 +142,29 @@ public class TestAdaptiveRegime extends LuceneTestCase {
     assumeTrue("needs native access", dev.pread.nativeio.NativeAccess.isAvailable());
     FakeProc fake = new FakeProc(createTempDir("proc")).meminfo(24L << 30, 20L << 30);
     long limit = 2048 * MIB;
-    long slack = AdaptiveRegime.slackBytes(limit);
-    Path group = fake.cgroupV2("/c", Long.toString(limit), limit - slack - 100 * MIB, 0, 0);
-    AdaptiveRegime regime = new AdaptiveRegime(AdaptiveRegime.Mode.AUTO, fake.memory(), 0);
+    // The group's memory stays within its limit: a neighbour takes at most the slack.
+    long slack = 64 * MIB;
+    Path group = fake.cgroupV2("/c", Long.toString(limit), limit - slack - 60 * MIB, 0, 0);
+    AdaptiveRegime regime = new AdaptiveRegime(AdaptiveRegime.Mode.AUTO, fake.memory(), 0, slack);
     Path dir = createTempDir("index");
     byte[] content = randomContent(40 << 20);
     try (AdaptiveDirectory d = new AdaptiveDirectory(dir, FSLockFactory.getDefault(), regime)) {
       IndexInput[] in = openCopies(d, dir, content, 3);
       regime.check();
-      assertEquals("120 MiB open, 100 MiB left: a cache of 100 MiB", AdaptiveDirectory.ReadPath.BLOCK_CACHE,
+      assertEquals("120 MiB open, 124 MiB left: a cache of 60 MiB", AdaptiveDirectory.ReadPath.BLOCK_CACHE,
           d.readPath());
-      readAll(in, content);
-      assertTrue("at most a step before the next look: " + d.cacheStats(),
-          d.cacheStats().residentBytes() <= AdaptiveRegime.GROWTH_STEP_MIB << 20);
+      assertEquals(60 * MIB, regime.existingCache().budgetBytes());
       for (int i = 0; i < 2; i++) {
         // the kernel counts the cache's memory as the group's, unreclaimable
-        setCurrent(fake, group, limit - slack - 100 * MIB + d.cacheStats().allocatedBytes());
+        setCurrent(fake, group, limit - slack - 60 * MIB + d.cacheStats().allocatedBytes());
         regime.check();
         readAll(in, content);
       }
       long full = d.cacheStats().allocatedBytes();
-      assertTrue(d.cacheStats().toString(), full > 96 * MIB);
+      assertTrue(d.cacheStats().toString(), full > 56 * MIB);
 
-      // A neighbour takes 60 MiB: 40 MiB left for files. The cache gives back what is above it.
-      long left = 40 * MIB;
+      // A neighbour takes 40 MiB: 20 MiB left for the cache. It gives back what is above that.
+      long left = 20 * MIB;
       setCurrent(fake, group, limit - slack - left + full);
       regime.check();
       long allocated = d.cacheStats().allocatedBytes();
@@ -176,9 +174,9 @@ public class TestAdaptiveRegime extends LuceneTestCase {
       assertTrue(d.cacheStats().toString(), d.cacheStats().residentBytes() <= left);
       assertEquals(allocated, d.cacheStats().allocatedBytes());
 
-      // It leaves: 100 MiB left again (the files still do not fit), the cache fills again.
+      // It leaves: 60 MiB left again (the files still do not fit), the cache fills again.
       for (int i = 0; i < 2; i++) {
-        setCurrent(fake, group, limit - slack - 100 * MIB + d.cacheStats().allocatedBytes());
+        setCurrent(fake, group, limit - slack - 60 * MIB + d.cacheStats().allocatedBytes());
         regime.check();
         readAll(in, content);
       }
@@ -190,6 +188,91 @@ public class TestAdaptiveRegime extends LuceneTestCase {
       assertEquals(AdaptiveDirectory.ReadPath.MAPPINGS, d.readPath());
       assertTrue(d.cacheStats().toString(), d.cacheStats().allocatedBytes() <= AdaptiveRegime.SHRINK_MARGIN_MIB << 20);
       readAll(in, content);
+      for (IndexInput i : in) {
+        i.close();
+      }
+    }
+  }
+
+  /**
+   * Files that fit the memory left for file pages but not what a cache would get of it (that
+   * memory less the slack) read their mappings: mapped pages give way to the JVM's growth, a cache
+   * would not, and a cache the size of the index turns reclaimable memory into memory the kernel
+   * cannot take back from a neighbour that allocates next.
+   */
+  public void testFilesThatFitOnlyWithTheSlackReadTheirMappings() throws IOException {
+    assumeTrue("needs native access", dev.pread.nativeio.NativeAccess.isAvailable());
+    FakeProc fake = new FakeProc(createTempDir("proc")).meminfo(24L << 30, 20L << 30);
+    long limit = 1024 * MIB;
+    long slack = AdaptiveRegime.slackBytes(limit);
+    // slack + 20 MiB left: 24 MiB open is more than a cache would get, less than 0.9 of what is left
+    Path group = fake.cgroupV2("/c", Long.toString(limit), limit - slack - 20 * MIB, 0, 0);
+    AdaptiveRegime regime = new AdaptiveRegime(AdaptiveRegime.Mode.AUTO, fake.memory(), 0);
+    Path dir = createTempDir("index");
+    byte[] content = randomContent(8 << 20);
+    try (AdaptiveDirectory d = new AdaptiveDirectory(dir, FSLockFactory.getDefault(), regime)) {
+      IndexInput[] in = openCopies(d, dir, content, 3);
+      regime.check();
+      assertEquals(AdaptiveDirectory.ReadPath.MAPPINGS, d.readPath());
+      assertFalse(regime.isMappingRandom());
+      assertNull("no cache", regime.existingCache());
+      assertEquals((long) ((slack + 20 * MIB) * AdaptiveRegime.FIT_SHARE), regime.fitBytes());
+      readAll(in, content);
+      for (IndexInput i : in) {
+        i.close();
+      }
+    }
+  }
+
+  /**
+   * While another process takes memory, no cache starts and a cache does not grow; the look after
+   * memory holds still starts it, or lets it grow again.
+   */
+  public void testNoCacheStartsOrGrowsWhileMemoryFalls() throws IOException {
+    assumeTrue("needs native access", dev.pread.nativeio.NativeAccess.isAvailable());
+    FakeProc fake = new FakeProc(createTempDir("proc")).meminfo(24L << 30, 20L << 30);
+    long limit = 2048 * MIB;
+    long slack = 4 * MIB;
+    Path group = fake.cgroupV2("/c", Long.toString(limit), limit - 400 * MIB, 0, 0);
+    AdaptiveRegime regime = new AdaptiveRegime(AdaptiveRegime.Mode.AUTO, fake.memory(), 0, slack);
+    Path dir = createTempDir("index");
+    byte[] content = randomContent(16 << 20);
+    try (AdaptiveDirectory d = new AdaptiveDirectory(dir, FSLockFactory.getDefault(), regime)) {
+      IndexInput[] in = openCopies(d, dir, content, 4);
+      regime.check();
+      assertEquals("64 MiB open, 400 MiB left", AdaptiveDirectory.ReadPath.MAPPINGS, d.readPath());
+
+      // A neighbour is allocating: 60 MiB left at this look. No cache yet: the page cache.
+      setCurrent(fake, group, limit - 60 * MIB);
+      regime.check();
+      assertEquals(AdaptiveDirectory.ReadPath.PAGE_CACHE, d.readPath());
+      assertTrue(regime.isMappingRandom());
+      assertNull(regime.existingCache());
+      readAll(in, content);
+
+      // The next look finds 60 MiB again: a cache of 60 - 4 MiB.
+      regime.check();
+      assertEquals(AdaptiveDirectory.ReadPath.BLOCK_CACHE, d.readPath());
+      assertEquals(56 * MIB, regime.existingCache().budgetBytes());
+      IndexInput first = in[0].clone();
+      first.readBytes(new byte[content.length], 0, content.length); // 16 MiB of blocks
+      long resident = d.cacheStats().residentBytes();
+      assertTrue(d.cacheStats().toString(), resident >= 15 * MIB && resident <= 16 * MIB);
+
+      // Another 20 MiB taken (the kernel counts the cache's memory as the group's): the cache,
+      // with room for 36 MiB, does not grow at this look.
+      long allocated = d.cacheStats().allocatedBytes();
+      setCurrent(fake, group, limit - 40 * MIB + allocated);
+      regime.check();
+      assertEquals(AdaptiveDirectory.ReadPath.BLOCK_CACHE, d.readPath());
+      readAll(in, content);
+      assertTrue(d.cacheStats().toString(), d.cacheStats().residentBytes() <= allocated);
+
+      // Memory holds still: it grows again, up to 36 MiB.
+      regime.check();
+      readAll(in, content);
+      assertTrue(d.cacheStats().toString(), d.cacheStats().residentBytes() > allocated + 8 * MIB);
+      assertTrue(d.cacheStats().toString(), d.cacheStats().residentBytes() <= 36 * MIB);
       for (IndexInput i : in) {
         i.close();
       }
@@ -282,16 +365,15 @@ public class TestAdaptiveRegime extends LuceneTestCase {
     long limit = 1024 * MIB;
     Path group = fake.cgroupV2("/c", Long.toString(limit), 100 * MIB, 0, 0);
     long slack = AdaptiveRegime.slackBytes(limit);
-    long left = (limit - 100 * MIB - slack) >> 20;
+    long left = limit - 100 * MIB;
 
     String auto = new AdaptiveRegime(AdaptiveRegime.Mode.AUTO, fake.memory(), 0).describe();
-    assertTrue(auto, auto.startsWith("mode auto: memory mappings while the open index files are at most 0.9 of the"
-        + " memory left for file pages (" + left + " MiB now = limit 1024 MiB - unreclaimable 100 MiB + block cache 0 MiB"
-        + " - slack " + (slack >> 20) + " MiB, from " + group + " (cgroup v2); slack = " + AdaptiveRegime.MIN_SLACK_MIB + " MiB + "
-        + AdaptiveRegime.SLACK_HEAP_PERCENT + "% of the maximum heap, " + (Runtime.getRuntime().maxMemory() >> 20)
-        + " MiB)"));
-    assertTrue(auto, auto.endsWith("beyond that a block cache of the memory left for file pages, at least 16 MiB,"
-        + " and mappings again below 0.7"));
+    assertEquals("mode auto: memory mappings while the open index files are at most 0.9 of the memory left for file"
+        + " pages (" + (left >> 20) + " MiB now = limit 1024 MiB - unreclaimable 100 MiB + block cache 0 MiB, from " + group
+        + " (cgroup v2); a cache gets that - slack " + (slack >> 20) + " MiB); beyond that a block cache of the memory"
+        + " left for file pages less the slack (" + ((left - slack) >> 20) + " MiB now; slack = "
+        + AdaptiveRegime.MIN_SLACK_MIB + " MiB + " + AdaptiveRegime.SLACK_HEAP_PERCENT + "% of the maximum heap, "
+        + (Runtime.getRuntime().maxMemory() >> 20) + " MiB), at least 16 MiB, and mappings again below 0.7", auto);
 
     String fixed = new AdaptiveRegime(AdaptiveRegime.Mode.AUTO, fake.memory(), 64 * MIB).describe();
     assertTrue(fixed, fixed.contains("beyond that a block cache of 64 MiB (dev.pread.adaptive.cache.bytes)"));

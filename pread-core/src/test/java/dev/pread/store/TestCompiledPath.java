@@ -38,8 +38,7 @@ public class TestCompiledPath extends LuceneTestCase {
       assertEquals("nothing changed yet", changes, CompiledPath.changes());
 
       // 3 MiB open and less than 3.33 MiB left for files: the cache, and the constant with it
-      long slack = AdaptiveRegime.slackBytes(limit);
-      setCurrent(fake, group, limit - slack - (long) (3 * MIB / AdaptiveRegime.FIT_SHARE) + MIB);
+      setCurrent(fake, group, limit - (long) (3 * MIB / AdaptiveRegime.FIT_SHARE) + MIB);
       regime.check();
       assertTrue(d.isReadingCache());
       assertEquals(AdaptiveFile.CACHE, CompiledPath.value());
