@@ -29,7 +29,8 @@ import org.apache.lucene.util.Unwrappable;
  * <p><b>Once it does not</b>, inputs read through one {@link BlockCache} shared by every adaptive
  * directory in the JVM: {@code O_DIRECT} reads of 8 KiB blocks into memory sized from the
  * container (its memory limit, or the machine's memory, minus what the kernel cannot reclaim, minus
- * a slack), with scan-resistant admission, so a query's misses cost one small read each instead of
+ * a slack for the JVM's own growth, which mapped pages would give way to and a cache does not),
+ * with scan-resistant admission, so a query's misses cost one small read each instead of
  * the page faults with readahead that make mmap thrash under a memory limit. A miss whose bytes the
  * page cache still holds (right after a switch from the mappings, after a restart, in files just
  * written) is copied from it instead ({@link BlockCache.Builder#fillFromPageCache}): the cache
@@ -61,10 +62,11 @@ import org.apache.lucene.util.Unwrappable;
  *
  * <p><b>Memory.</b> The block cache is created at the first switch to it. Its memory, which the
  * kernel cannot reclaim, follows the memory left for file pages: it grows by at most a step at each
- * look, gives back what another process in the container took, and all but a chunk while inputs
- * read mappings again; it is freed when the last adaptive directory closes. Where the memory left
- * for file pages is too small for a cache of 16 MiB, inputs read the page cache with {@code pread}
- * and no readahead instead, as {@link PreadDirectory} does. Each open file is one
+ * look and not while another process in the container is taking memory, gives back what such a
+ * process took, and all but a chunk while inputs read mappings again; it is freed when the last
+ * adaptive directory closes. Where the memory left for file pages less the slack is too small for a
+ * cache of 16 MiB, or memory is falling when the index stops fitting, inputs read the page cache
+ * with {@code pread} and no readahead instead, as {@link PreadDirectory} does. Each open file is one
  * memory mapping ({@code vm.max_map_count}, 65530 by default, bounds the files a JVM can have open
  * through mappings, as for {@code MMapDirectory}), and each open file that queries read holds a
  * descriptor, as with {@link PreadDirectory}, so that the cache can read a file that was deleted

@@ -379,7 +379,7 @@ final class AdaptiveRegime {
               .build();
       // The first cache of a regime at its level; later ones (after every directory closed) at DEBUG.
       LOG.log(cachesCreated++ == 0 ? logLevel : System.Logger.Level.DEBUG, "AdaptiveDirectory: block cache of {0} MiB{1}", bytes >> 20,
-          fixedCacheBytes > 0 ? " (" + CACHE_BYTES_PROPERTY + ")" : " (the memory left for file pages, see below)");
+          fixedCacheBytes > 0 ? " (" + CACHE_BYTES_PROPERTY + ")" : " (the memory left for file pages less the slack, see below)");
     }
     return cache;
   }
@@ -532,8 +532,8 @@ final class AdaptiveRegime {
       long now = cache.shrink(budget);
       LOG.log(
           logLevel,
-          "AdaptiveDirectory: the block cache gave back {0} MiB: it held {1} MiB, more than the {2} MiB now left for"
-              + " file pages",
+          "AdaptiveDirectory: the block cache gave back {0} MiB: it held {1} MiB, more than the {2} MiB it may hold"
+              + " now (the memory left for file pages less the slack)",
           (allocated - now) >> 20,
           allocated >> 20,
           budget >> 20);
