@@ -502,9 +502,7 @@ final class AdaptiveRegime {
                 : "no room for a block cache of at least " + (MIN_CACHE_BYTES >> 20) + " MiB after the slack") + ")");
         switchTo(AdaptiveFile.PAGE_CACHE, true);
       }
-      if (cache != null) {
-        followMemory(budget, true);
-      }
+      releaseUnused(); // a cache from an earlier spell, not read on this path
       return;
     }
     if (cacheLocked(budget) != null) {
@@ -541,16 +539,17 @@ final class AdaptiveRegime {
   }
 
   /**
-   * While inputs read their mappings, the cache is not read: its memory, which the kernel cannot
-   * reclaim, goes back to the page cache the mappings read (all of it but a chunk; the cache fills
-   * again, a step per look, if the files stop fitting). Merges and read-once inputs may still read
-   * around it. Caller holds the lock.
+   * While inputs read their mappings or the page cache, the cache is not read: its memory, which
+   * the kernel cannot reclaim, goes back to the page cache they read (all of it but a chunk; the
+   * cache fills again, a step per look, if inputs come back to it). Merges and read-once inputs
+   * may still read around it. Caller holds the lock.
    */
   private void releaseUnused() {
     if (cache != null && fixedCacheBytes == 0 && cache.stats().allocatedBytes() > (SHRINK_MARGIN_MIB << 20)) {
       long before = cache.stats().allocatedBytes();
       long now = cache.shrink(0);
-      LOG.log(logLevel, "AdaptiveDirectory: the block cache gave back {0} MiB: inputs read memory mappings",
+      LOG.log(logLevel, "AdaptiveDirectory: the block cache gave back {0} MiB: inputs read "
+          + (path == AdaptiveFile.MAPPED ? "memory mappings" : "the page cache"),
           (before - now) >> 20);
     }
   }
