@@ -10,6 +10,7 @@ import org.apache.lucene.store.FSLockFactory;
 import org.apache.lucene.store.IOContext;
 import org.apache.lucene.store.IndexInput;
 import org.apache.lucene.tests.util.LuceneTestCase;
+import org.apache.lucene.util.IOUtils;
 
 /**
  * The switching rule of {@link AdaptiveRegime}, against a fake cgroup whose figures the test
@@ -65,9 +66,7 @@ public class TestAdaptiveRegime extends LuceneTestCase {
       assertFalse(d.isReadingCache());
       assertReads(in, content);
       assertTrue(d.cacheStats().misses() > 0);
-      for (IndexInput i : in) {
-        i.close();
-      }
+      IOUtils.close(in);
       assertEquals(0, d.openFileBytes());
     }
   }
@@ -128,9 +127,7 @@ public class TestAdaptiveRegime extends LuceneTestCase {
       }
       assertTrue(d.cacheStats().toString(), d.cacheStats().residentBytes() <= 17 * MIB);
       assertTrue(d.cacheStats().toString(), d.cacheStats().residentBytes() >= 16 * MIB);
-      for (IndexInput i : in) {
-        i.close();
-      }
+      IOUtils.close(in);
     }
   }
 
@@ -188,9 +185,7 @@ public class TestAdaptiveRegime extends LuceneTestCase {
       assertEquals(AdaptiveDirectory.ReadPath.MAPPINGS, d.readPath());
       assertTrue(d.cacheStats().toString(), d.cacheStats().allocatedBytes() <= AdaptiveRegime.SHRINK_MARGIN_MIB << 20);
       readAll(in, content);
-      for (IndexInput i : in) {
-        i.close();
-      }
+      IOUtils.close(in);
     }
   }
 
@@ -218,9 +213,7 @@ public class TestAdaptiveRegime extends LuceneTestCase {
       assertNull("no cache", regime.existingCache());
       assertEquals((long) ((slack + 20 * MIB) * AdaptiveRegime.FIT_SHARE), regime.fitBytes());
       readAll(in, content);
-      for (IndexInput i : in) {
-        i.close();
-      }
+      IOUtils.close(in);
     }
   }
 
@@ -273,9 +266,7 @@ public class TestAdaptiveRegime extends LuceneTestCase {
       readAll(in, content);
       assertTrue(d.cacheStats().toString(), d.cacheStats().residentBytes() > allocated + 8 * MIB);
       assertTrue(d.cacheStats().toString(), d.cacheStats().residentBytes() <= 36 * MIB);
-      for (IndexInput i : in) {
-        i.close();
-      }
+      IOUtils.close(in);
     }
   }
 
