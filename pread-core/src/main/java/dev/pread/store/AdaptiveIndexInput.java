@@ -306,15 +306,43 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
    * Where the {@code n} bytes at {@code p} start in {@link #buf} if it holds them and the file was
    * not found truncated, else -1 (the caller's read path then throws); checks that the input is
    * open with a plain read (the copy holds the file's bytes; a close by another thread is seen at the
-   * next fill).
+   * next fill). The sequential reads of single values and arrays make the same check in their own
+   * bodies rather than calling this method: see {@link #copyUsable}.
    */
   private int inCopy(long p, int n) {
     long i = p - bufStart;
-    if (i >= 0 && i <= bufLen - n && file.readPath != AdaptiveFile.TRUNCATED) {
-      ensureOpenPlain();
+    if (i >= 0 && i <= bufLen - n && copyUsable()) {
       return (int) i;
     }
     return -1;
+  }
+
+  /**
+   * True if a read may take bytes from {@link #buf}: the file was not found truncated (false: the
+   * caller's read path then throws); throws {@link AlreadyClosedException} if the input was closed
+   * (a plain read of the file's close).
+   *
+   * <p>Kept under C2's size for inlining a method whatever its call site's profile (35 bytes of
+   * bytecode), and the range check that comes before it written out in each sequential read: the
+   * JIT then compiles the look in the copy into LZ4's token loop on every path. A larger method
+   * there (as {@link #inCopy} is) is inlined only where the call site's share of its caller's
+   * calls is high, and after a spell on the mappings the profile of the sequential reads counts
+   * mostly mapped reads, so the look stayed a call for each byte once the file read the block
+   * cache or the page cache.
+   */
+  private boolean copyUsable() {
+    AdaptiveFile f = file;
+    if (f.readPath == AdaptiveFile.TRUNCATED) {
+      return false;
+    }
+    if (f.isClosedPlain()) {
+      throw closed();
+    }
+    return true;
+  }
+
+  private AlreadyClosedException closed() {
+    return new AlreadyClosedException("Already closed: " + this);
   }
 
   /**
@@ -563,10 +591,10 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
         return;
       }
     } else if (len > 0) {
-      int i = inCopy(p, len);
-      if (i >= 0) {
+      long i = p - bufStart;
+      if (i >= 0 && i <= bufLen - len && copyUsable()) {
         java.util.Objects.checkFromIndexSize(off, len, b.length);
-        System.arraycopy(buf, i, b, off, len);
+        System.arraycopy(buf, (int) i, b, off, len);
         return;
       }
     }
@@ -619,9 +647,9 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
         return mappedByte(p);
       }
     } else {
-      int i = inCopy(p, 1);
-      if (i >= 0) {
-        return buf[i];
+      long i = p - bufStart;
+      if (i >= 0 && i < bufLen && copyUsable()) {
+        return buf[(int) i];
       }
     }
     return readByteAnyPath(p, true);
@@ -669,9 +697,9 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
         return mappedShort(p);
       }
     } else {
-      int i = inCopy(p, Short.BYTES);
-      if (i >= 0) {
-        return (short) BitUtil.VH_LE_SHORT.get(buf, i);
+      long i = p - bufStart;
+      if (i >= 0 && i <= bufLen - Short.BYTES && copyUsable()) {
+        return (short) BitUtil.VH_LE_SHORT.get(buf, (int) i);
       }
     }
     return readShortAnyPath(p, true);
@@ -719,9 +747,9 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
         return mappedInt(p);
       }
     } else {
-      int i = inCopy(p, Integer.BYTES);
-      if (i >= 0) {
-        return (int) BitUtil.VH_LE_INT.get(buf, i);
+      long i = p - bufStart;
+      if (i >= 0 && i <= bufLen - Integer.BYTES && copyUsable()) {
+        return (int) BitUtil.VH_LE_INT.get(buf, (int) i);
       }
     }
     return readIntAnyPath(p, true);
@@ -769,9 +797,9 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
         return mappedLong(p);
       }
     } else {
-      int i = inCopy(p, Long.BYTES);
-      if (i >= 0) {
-        return (long) BitUtil.VH_LE_LONG.get(buf, i);
+      long i = p - bufStart;
+      if (i >= 0 && i <= bufLen - Long.BYTES && copyUsable()) {
+        return (long) BitUtil.VH_LE_LONG.get(buf, (int) i);
       }
     }
     return readLongAnyPath(p, true);
