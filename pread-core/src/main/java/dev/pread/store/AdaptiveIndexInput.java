@@ -64,6 +64,11 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
   private final boolean isClone;
   private final PrefetchBackoff backoff;
   /**
+   * The runs read after jumps on the page-cache path ({@link RunLengths}): made for an input and
+   * for each slice, shared by clones.
+   */
+  private final RunLengths runs;
+  /**
    * True if this input was opened, or sliced, for random access: its block-cache reader then takes
    * no extra block on a walk into the next one ({@link BlockReader}).
    */
@@ -101,7 +106,12 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
   private int bufLen;
 
   AdaptiveIndexInput(String description, AdaptiveFile file, AdaptiveRegime regime, boolean randomAccess) {
-    this(description, file, regime, file.map, 0, file.size, false, new PrefetchBackoff(), randomAccess);
+    this(description, file, regime, file.map, 0, file.size, false, new PrefetchBackoff(), newRunLengths(), randomAccess);
+  }
+
+  /** What the page-cache path learns of this input's runs: a compound file's parts each learn their own. */
+  private static RunLengths newRunLengths() {
+    return new RunLengths(PreadIndexInput.MIN_REFILL, PreadDirectory.DEFAULT_BUFFER_SIZE);
   }
 
   private AdaptiveIndexInput(
@@ -113,6 +123,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
       long length,
       boolean isClone,
       PrefetchBackoff backoff,
+      RunLengths runs,
       boolean randomAccess) {
     super(description);
     this.file = file;
@@ -123,6 +134,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
     this.length = length;
     this.isClone = isClone;
     this.backoff = backoff;
+    this.runs = runs;
   }
 
   /**
@@ -234,7 +246,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
       BlockReader b = null;
       try {
         if (path == AdaptiveFile.PAGE_CACHE) {
-          other = PositionalReader.of(file.pageCache().clone());
+          other = PositionalReader.of(file.pageCache().clone(runs));
         } else if (file.usesCache) {
           b = file.cached().newReader(randomAccess);
           other = PositionalReader.of(b);
@@ -905,6 +917,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
         len,
         true,
         backoff,
+        newRunLengths(),
         randomAccess);
   }
 
@@ -912,7 +925,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
   public AdaptiveIndexInput clone() {
     ensureOpen();
     regime.maybeCheck();
-    AdaptiveIndexInput c = new AdaptiveIndexInput(toString(), file, regime, segment, offset, length, true, backoff, randomAccess);
+    AdaptiveIndexInput c = new AdaptiveIndexInput(toString(), file, regime, segment, offset, length, true, backoff, runs, randomAccess);
     c.pos = pos;
     return c;
   }

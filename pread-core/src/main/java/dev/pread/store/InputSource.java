@@ -20,6 +20,15 @@ interface InputSource extends Closeable {
    */
   int minRefill();
 
+  /**
+   * True if each refill is a system call that may wait for storage (the page cache), so that a
+   * buffered input sizes its first refill after a jump from the runs it has seen ({@link
+   * RunLengths}); false where a refill is a copy (a block cache, which loads its blocks on its own).
+   */
+  default boolean refillIsSystemCall() {
+    return false;
+  }
+
   /** The file's length when it was opened. */
   long size();
 

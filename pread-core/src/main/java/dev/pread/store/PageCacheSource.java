@@ -49,6 +49,11 @@ final class PageCacheSource implements InputSource {
   }
 
   @Override
+  public boolean refillIsSystemCall() {
+    return true;
+  }
+
+  @Override
   public long size() {
     return file.size();
   }

@@ -18,6 +18,10 @@ import org.apache.lucene.util.BitUtil;
  * where it is a copy) or what the read
  * needs), and each refill that continues where the previous physical read ended doubles, up to the
  * buffer size. A random small read so copies little, and sequential decoding makes few syscalls.
+ * From the page cache, the first refill after a jump is instead the size the runs of this file
+ * usually reach ({@link RunLengths}, shared with clones; a slice learns its own): a file decoded in
+ * runs of several KiB after each seek (stored fields) then reads each run with one system call,
+ * one wait for storage when the pages are not cached, rather than one per step of the ramp.
  * Reads of at least the buffer size go straight to the caller's array. Positional ({@link
  * RandomAccessInput}) reads use the same buffer and may move the file pointer, as {@link
  * org.apache.lucene.store.BufferedIndexInput}'s do: use a dedicated {@link #randomAccessSlice}.
@@ -51,8 +55,14 @@ final class PreadIndexInput extends SourceIndexInput {
 
   /** Allocated on first buffered read and grown with the refill size; each clone has its own. */
   private byte[] buffer;
-  /** Bytes the next sequential refill reads: MIN_REFILL after a jump, doubling up to bufferSize. */
+  /** Bytes the next sequential refill reads: the first refill after a jump, doubling up to bufferSize. */
   private int refillSize;
+  /** The runs this input and its clones read after jumps; null if refills are not system calls. */
+  private RunLengths runs;
+  /** Position (relative to this input) of the jump that started the current run, or -1. */
+  private long runStart = -1;
+  /** How far the current run is known to have been read (relative to this input), or -1. */
+  private long runEnd = -1;
   /** File position (relative to this input) just past the last physical read, or -1. */
   private long nextSequential = -1;
   /** Position (relative to this input) of buffer[0]. */
@@ -71,6 +81,7 @@ final class PreadIndexInput extends SourceIndexInput {
     this.bufferSize = bufferSize;
     this.minRefill = Math.min(file.minRefill(), bufferSize);
     this.refillSize = minRefill;
+    this.runs = file.refillIsSystemCall() ? new RunLengths(minRefill, bufferSize) : null;
   }
 
   private PreadIndexInput(String resourceDescription, PreadIndexInput parent, long sliceOffset, long length) {
@@ -78,6 +89,7 @@ final class PreadIndexInput extends SourceIndexInput {
     this.bufferSize = parent.bufferSize;
     this.minRefill = parent.minRefill;
     this.refillSize = minRefill;
+    this.runs = parent.runs == null ? null : new RunLengths(minRefill, bufferSize); // a slice: a file of its own
   }
 
   int bufferSize() {
@@ -202,6 +214,7 @@ final class PreadIndexInput extends SourceIndexInput {
         throw readPastEof(position, len);
       }
       readAt(position, b, offset, len);
+      startOrExtendRun(position, len);
       refillSize = refill;
       nextSequential = position + len;
       bufferStart = position + len;
@@ -227,6 +240,7 @@ final class PreadIndexInput extends SourceIndexInput {
       throw readPastEof(position, needed);
     }
     refillSize = refillSizeAt(position);
+    startOrExtendRun(position, needed);
     int n = (int) Math.min(Math.max(refillSize, needed), remaining);
     if (buffer == null || buffer.length < n) {
       buffer = new byte[Math.max(n, refillSize)];
@@ -243,12 +257,41 @@ final class PreadIndexInput extends SourceIndexInput {
 
   /**
    * The refill size for a physical read at {@code position}: double the last one if the read
-   * continues where the previous physical read ended, else the minimum. Does not change state.
+   * continues where the previous physical read ended, else the first refill after a jump (the
+   * minimum, or from the page cache the runs' typical size). Does not change state.
    */
   private int refillSizeAt(long position) {
-    return position == nextSequential
-        ? Math.min(refillSize << 1, bufferSize)
-        : minRefill;
+    if (position == nextSequential) {
+      return Math.min(refillSize << 1, bufferSize);
+    }
+    return runs == null ? minRefill : runs.firstRefill(minRefill, bufferSize);
+  }
+
+  /**
+   * Notes a physical read of at least {@code needed} bytes at {@code position}: one that continues
+   * the previous physical read extends the current run; any other ends it (counting it in {@link
+   * #runs}) and starts a new one.
+   */
+  private void startOrExtendRun(long position, int needed) {
+    if (runs == null) {
+      return;
+    }
+    if (position == nextSequential) {
+      runEnd = Math.max(runEnd, position + needed);
+      return;
+    }
+    if (runStart >= 0 && runEnd > runStart) {
+      runs.record(runEnd - runStart);
+    }
+    runStart = position;
+    runEnd = position + needed;
+  }
+
+  /** Notes that the current run was read up to {@code end} (a read the buffer served). */
+  private void extendRun(long end) {
+    if (runs != null && runStart >= 0 && end > runEnd) {
+      runEnd = end;
+    }
   }
 
   private void readAt(long position, byte[] dst, int offset, int len) throws IOException {
@@ -282,6 +325,9 @@ final class PreadIndexInput extends SourceIndexInput {
     if (pos >= bufferStart && pos < bufferStart + bufferLength) {
       bufferPosition = (int) (pos - bufferStart);
     } else {
+      if (bufferLength > 0) {
+        extendRun(bufferStart + bufferPosition); // how far the sequential reads got
+      }
       bufferStart = pos;
       bufferLength = 0;
       bufferPosition = 0;
@@ -340,6 +386,7 @@ final class PreadIndexInput extends SourceIndexInput {
     } else if (len > 0) {
       int index = indexOf(pos, len);
       System.arraycopy(buffer, index, bytes, offset, len);
+      extendRun(pos + len);
     } else {
       checkOpenAndPosition(pos);
     }
@@ -353,9 +400,23 @@ final class PreadIndexInput extends SourceIndexInput {
     clone.buffer = null;
     clone.refillSize = minRefill;
     clone.nextSequential = -1;
+    clone.runStart = -1;
+    clone.runEnd = -1;
     clone.bufferStart = getFilePointer();
     clone.bufferLength = 0;
     clone.bufferPosition = 0;
+    return clone;
+  }
+
+  /**
+   * A clone that counts its runs in {@code runs} rather than with this input's: for a reader that
+   * clones one input for several files' worth of reads (the parts of a compound file).
+   */
+  PreadIndexInput clone(RunLengths runs) {
+    PreadIndexInput clone = clone();
+    if (clone.runs != null) {
+      clone.runs = runs;
+    }
     return clone;
   }
 

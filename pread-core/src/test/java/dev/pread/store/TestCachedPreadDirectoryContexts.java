@@ -38,6 +38,31 @@ public class TestCachedPreadDirectoryContexts extends LuceneTestCase {
     assertEquals(-1, TestContent.firstMismatch(seed, 0, b, 0, b.length));
   }
 
+  /**
+   * An input that reads around the cache keeps the doubling ramp after every jump: there a refill
+   * is a copy (or one block read), not a system call per step, so it learns no first refill.
+   */
+  public void testInputsAroundTheCacheLearnNoFirstRefill() throws IOException {
+    long seed = random().nextLong();
+    try (BlockCache cache = BlockCache.builder(16L * BLOCK).blockSize(BLOCK).build();
+        CachedPreadDirectory dir = new CachedPreadDirectory(createTempDir(), FSLockFactory.getDefault(), cache)) {
+      TestContent.write(dir, "big", seed, 200L * BLOCK);
+      try (PreadIndexInput in = (PreadIndexInput) dir.openInput("big", IOContext.READONCE)) {
+        byte[] b = new byte[10_000];
+        int first = -1;
+        for (int i = 0; i < 40; i++) {
+          long start = (i % 2) * 100L * BLOCK + random().nextInt(50 * BLOCK);
+          in.seek(start);
+          in.readBytes(b, 0, 100);
+          first = in.refillSize();
+          in.readBytes(b, 100, b.length - 100);
+          assertEquals(-1, TestContent.firstMismatch(seed, start, b, 0, b.length));
+        }
+        assertEquals(BlockCacheSource.MIN_REFILL, first);
+      }
+    }
+  }
+
   public void testMergeAndReadOnceInputsDoNotFlushTheHotSet() throws IOException {
     Path root = createTempDir();
     long hotSeed = random().nextLong(), bigSeed = random().nextLong();

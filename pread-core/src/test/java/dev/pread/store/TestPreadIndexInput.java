@@ -100,7 +100,9 @@ public class TestPreadIndexInput extends LuceneTestCase {
         assertEquals(List.of(1024, 2048, 4096, 8192, 16384, 16384), sizes);
         in.seek(150_000);
         in.readByte();
-        assertEquals("a jump starts over", 1024, in.refillSize());
+        assertEquals("a jump starts over (the run just ended counts from the next jump on)", 1024, in.refillSize());
+      }
+      try (PreadIndexInput in = (PreadIndexInput) dir.openInput("f", IOContext.DEFAULT)) {
         // Small readBytes calls through the buffer follow the same schedule.
         byte[] b = new byte[100];
         in.seek(0);
@@ -113,6 +115,106 @@ public class TestPreadIndexInput extends LuceneTestCase {
         assertEquals(-1, TestContent.firstMismatch(seed, 1100, b, 0, b.length));
       }
     }
+  }
+
+  /**
+   * Reads a run of {@code run} bytes from a random position, in pieces of random sizes, checking
+   * every byte; returns the size of the first refill the jump to that position made.
+   */
+  private static int readRun(PreadIndexInput in, long seed, int run) throws IOException {
+    long last = in.getFilePointer();
+    long start;
+    do { // far from where the last run ended, so that the seek leaves the buffer and the read refills
+      start = random().nextInt((int) (in.length() - run));
+    } while (Math.abs(start - last) < 4 * PreadDirectory.DEFAULT_BUFFER_SIZE);
+    in.seek(start);
+    byte[] b = new byte[run];
+    int first = -1;
+    for (int done = 0; done < run; ) {
+      int n = Math.min(run - done, 1 + random().nextInt(300));
+      in.readBytes(b, done, n);
+      if (first < 0) {
+        first = in.refillSize();
+      }
+      done += n;
+    }
+    assertEquals(-1, TestContent.firstMismatch(seed, start, b, 0, run));
+    return first;
+  }
+
+  /**
+   * From the page cache, the first refill after a jump grows to cover the runs a file is read in
+   * after its jumps, and shrinks back when the runs get short; clones share what was learned, a
+   * slice learns its own.
+   */
+  public void testFirstRefillFollowsTheRunsAfterJumps() throws IOException {
+    try (PreadDirectory dir = new PreadDirectory(createTempDir())) {
+      long seed = random().nextLong();
+      TestContent.write(dir, "f", seed, 1 << 20);
+      try (PreadIndexInput in = (PreadIndexInput) dir.openInput("f", IOContext.DEFAULT)) {
+        assertEquals("nothing learned yet", 1024, readRun(in, seed, 10_000));
+        List<Integer> firsts = new ArrayList<>();
+        for (int i = 0; i < 60; i++) {
+          firsts.add(readRun(in, seed, 10_000));
+        }
+        int learned = firsts.getLast();
+        assertTrue("runs of 10,000 bytes: a first refill of about that reads each; " + firsts,
+            learned >= 9000 && learned <= 10_000);
+        IndexInput clone = in.clone();
+        ((PreadIndexInput) clone).seek(500_000);
+        clone.readByte();
+        int cloned = ((PreadIndexInput) clone).refillSize();
+        assertTrue("a clone shares what was learned: " + cloned, cloned >= 9000 && cloned <= 10_000);
+        try (IndexInput slice = in.slice("part", 4096, 500_000)) {
+          slice.seek(1000);
+          slice.readByte();
+          assertEquals("a slice learns its own", 1024, ((PreadIndexInput) slice).refillSize());
+        }
+        firsts.clear();
+        for (int i = 0; i < 60; i++) {
+          firsts.add(readRun(in, seed, 1 + random().nextInt(500)));
+        }
+        assertTrue("short runs: back to the smallest refill, within 10%; " + firsts, firsts.getLast() <= 1126);
+      }
+    }
+  }
+
+  /** One long scan among short runs moves the first refill little: the average is of log2 sizes. */
+  public void testOneLongScanDoesNotSwayTheFirstRefill() throws IOException {
+    try (PreadDirectory dir = new PreadDirectory(createTempDir())) {
+      long seed = random().nextLong();
+      TestContent.write(dir, "f", seed, 1 << 20);
+      try (PreadIndexInput in = (PreadIndexInput) dir.openInput("f", IOContext.DEFAULT)) {
+        for (int i = 0; i < 10; i++) {
+          readRun(in, seed, 300);
+        }
+        readRun(in, seed, 900_000);
+        int first = readRun(in, seed, 300);
+        assertTrue("a quarter of a power of two at most: " + first, first >= 1024 && first <= 1218);
+      }
+    }
+  }
+
+  /** The average in powers of two, bounded by the smallest refill and the buffer. */
+  public void testRunLengthsAverageWithinBounds() {
+    RunLengths runs = new RunLengths(1024, 16384);
+    for (int i = 0; i < 60; i++) {
+      runs.record(10_000);
+    }
+    int learned = runs.firstRefill(1024, 16384);
+    assertTrue("about the runs' size: " + learned, learned >= 9000 && learned <= 10_000);
+    assertEquals("the buffer bounds the refill", 8000, runs.firstRefill(1024, 8000));
+    for (int i = 0; i < 60; i++) {
+      runs.record(1L << 40);
+    }
+    int longest = runs.firstRefill(1024, 1 << 20);
+    assertTrue("a run counts as the largest refill at most: " + longest, longest >= 16_000 && longest <= 16384);
+    for (int i = 0; i < 60; i++) {
+      runs.record(1 + random().nextInt(1024));
+    }
+    assertTrue("back within 10% of the smallest", runs.firstRefill(1024, 16384) <= 1126);
+    expectThrows(IllegalArgumentException.class, () -> new RunLengths(0, 16384));
+    expectThrows(IllegalArgumentException.class, () -> new RunLengths(4096, 1024));
   }
 
   public void testReadPastEndThrowsEOF() throws IOException {
