@@ -381,13 +381,18 @@ public final class LuceneBench {
           + " count inside the budget) plus the budget, so that every Directory gets the budget beside its"
           + " steady-state memory rather than beside what it held after compiling (a Directory that took another read"
           + " path under the limit compiled it in the warm-up), runs another quarter of the warm-up, and measures"
-          + " %.1f s per thread count; %d round(s), Directories rotated. Held besides page cache: %s in"
+          + " %.1f s per thread count; %d round(s), Directories rotated. While a cell runs, the page cache stays at"
+          + " the budget: every %d ms the worker sets the limit to what it holds besides page cache (the blocks of a"
+          + " cache of our own inside the budget) plus the budget, when that moved by 1 MiB or more, since what a JVM"
+          + " holds moves after the limit is set (the JIT's arenas, the C library's free lists) and under a fixed"
+          + " limit each MiB it grows is a MiB of page cache less for that Directory alone; %s. Held besides page cache: %s in"
           + " the last worker; the groups hit their limits %d times; page cache charged at the end of the cells:"
           + " %s to %s."
           + " dir-adaptive gets no size from the bench: it sizes itself from the cgroup."
           + " dir-cached reads with O_DIRECT into a block cache inside the same limit: %s. %s",
           o.pressureHeap, where, o.jitWarmupSeconds, Format.size(indexBytes), Format.size(budget),
-          o.pressureWarmupCapSeconds, o.pressureSeconds, o.pressureRounds, Format.size(r.lucene.pressureOtherBytes), hits,
+          o.pressureWarmupCapSeconds, o.pressureSeconds, o.pressureRounds, QueryWorkerCommand.LIMIT_KEEPER_MILLIS,
+          limitMoves(r, "pressure"), Format.size(r.lucene.pressureOtherBytes), hits,
           minCache == Long.MAX_VALUE ? "?" : Format.size(minCache), minCache == Long.MAX_VALUE ? "?" : Format.size(maxCache),
           r.lucene.cachedSizing == null ? "did not run" : r.lucene.cachedSizing, slackMethod(o)));
     }
@@ -413,9 +418,10 @@ public final class LuceneBench {
     String operatorThreads = java.util.Arrays.toString(o.threadsOf("merge"));
     if (regimes.contains("throttled")) {
       r.regimes.put("lucene throttled", String.format(Locale.ROOT, "the pressure regime (the same limit and budget,"
-          + " set up the same way) with the worker also in an I/O cgroup that caps the reads of the index's disk"
+          + " set up the same way, the page cache kept at the budget the same way; %s) with the worker also in an I/O"
+          + " cgroup that caps the reads of the index's disk"
           + " like a general-purpose cloud volume: %s. Device reads per query are the group's own reads of that"
-          + " disk. Directories: %s; threads %s", r.lucene.throttle, operatorDirs, operatorThreads));
+          + " disk. Directories: %s; threads %s", limitMoves(r, "throttled"), r.lucene.throttle, operatorDirs, operatorThreads));
     }
     if (regimes.contains("merge")) {
       r.regimes.put("lucene merge", String.format(Locale.ROOT, "search during a merge, under the pressure regime's"
@@ -573,6 +579,27 @@ public final class LuceneBench {
     return out;
   }
 
+  /** How far a cell's {@code LimitKeeper} moved the limit from where it started, either way; 0 if it did not. */
+  static long limitMoveBytes(Results.QueryCell c) {
+    if (c.limitStartBytes < 0 || c.limitLowestBytes < 0) {
+      return 0;
+    }
+    return Math.max(Math.abs(c.limitHighestBytes - c.limitStartBytes), Math.abs(c.limitLowestBytes - c.limitStartBytes));
+  }
+
+  /** The widest move of the limit within a cell of {@code regime}, in words. */
+  private static String limitMoves(Results r, String regime) {
+    long widest = 0;
+    int writes = 0;
+    for (Results.QueryCell c : r.queryCells) {
+      if (c.regime.equals(regime)) {
+        widest = Math.max(widest, limitMoveBytes(c));
+        writes += c.limitWrites;
+      }
+    }
+    return String.format(Locale.ROOT, "within a cell the limit moved by at most %s (%d writes in all)", Format.size(widest), writes);
+  }
+
   /**
    * A figure summed over rounds: -1 (unknown) once any round's is unknown, so that a sum never
    * leaves a round out silently.
@@ -667,6 +694,12 @@ public final class LuceneBench {
     mine.queryThreadMillis = sumKnown(mine.queryThreadMillis, c.queryThreadMillis, round);
     mine.compilerCpuMillis = sumKnown(mine.compilerCpuMillis, c.compilerCpuMillis, round);
     mine.pageCacheBytes = c.pageCacheBytes;
+    if (limitMoveBytes(c) >= limitMoveBytes(mine)) {
+      mine.limitStartBytes = c.limitStartBytes;
+      mine.limitLowestBytes = c.limitLowestBytes;
+      mine.limitHighestBytes = c.limitHighestBytes;
+    }
+    mine.limitWrites += c.limitWrites;
     if (c.deviceReads >= 0) {
       mine.deviceReads = Math.max(0, mine.deviceReads) + c.deviceReads;
     }

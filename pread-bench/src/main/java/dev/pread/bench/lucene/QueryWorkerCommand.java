@@ -6,6 +6,7 @@ import dev.pread.bench.cache.CacheSettings;
 import dev.pread.bench.cache.CacheUse;
 import dev.pread.bench.cache.CachedDirectories;
 import dev.pread.bench.pressure.CompilerCpu;
+import dev.pread.bench.pressure.LimitKeeper;
 import dev.pread.bench.pressure.GroupSampler;
 import dev.pread.bench.pressure.IoThrottle;
 import dev.pread.bench.pressure.LiveWorker;
@@ -65,6 +66,9 @@ import picocli.CommandLine.Mixin;
  */
 @Command(name = "query-worker", hidden = true)
 public final class QueryWorkerCommand implements Callable<Integer> {
+  /** How often a pressure or throttled cell's {@link LimitKeeper} looks at the group. */
+  static final long LIMIT_KEEPER_MILLIS = 20;
+
   /** What the parent asks for. */
   static final class Spec {
     String index;
@@ -518,8 +522,23 @@ public final class QueryWorkerCommand implements Callable<Integer> {
       }
     }
     long deadline = System.nanoTime() + (long) (left * 1e9);
-    QueryRun.Result res = QueryRun.run(searcher, mix, spec.reference, threads, first,
-        () -> System.nanoTime() < deadline, spec.directory, recorders);
+    // The page cache stays at the budget while the cell runs, whatever the JVM's own memory does.
+    LimitKeeper keeper = regime.equals("pressure") || regime.equals("throttled")
+        ? LimitKeeper.start(spec.pageCacheBudget, LIMIT_KEEPER_MILLIS, () -> CachedDirectories.allocatedBytes(dir))
+        : null;
+    QueryRun.Result res;
+    try {
+      res = QueryRun.run(searcher, mix, spec.reference, threads, first,
+          () -> System.nanoTime() < deadline, spec.directory, recorders);
+    } finally {
+      if (keeper != null) {
+        keeper.close();
+        c.limitStartBytes = keeper.startBytes();
+        c.limitLowestBytes = keeper.lowestBytes();
+        c.limitHighestBytes = keeper.highestBytes();
+        c.limitWrites = keeper.writes();
+      }
+    }
     if (recorders != null) {
       Timeline tl = Timeline.of(recorders, window.startNanos(), System.nanoTime(), RESTART_INTERVAL_SECONDS);
       c.intervalSeconds = tl.intervalSeconds();

@@ -80,6 +80,16 @@ final class CgroupFiles {
     }
   }
 
+  /** The limit of this process's own memory cgroup (v2 "max": {@link Long#MAX_VALUE}), or -1. */
+  long ownLimitBytes() {
+    try {
+      Path file = ownDir().resolve(isV2() ? "memory.max" : "memory.limit_in_bytes");
+      return Files.readString(file).trim().equals("max") ? Long.MAX_VALUE : number(file);
+    } catch (IOException e) {
+      return -1;
+    }
+  }
+
   /** Page cache charged to this process's own memory cgroup, or -1. */
   long ownPageCacheBytes() {
     return ownStat("file", "cache");

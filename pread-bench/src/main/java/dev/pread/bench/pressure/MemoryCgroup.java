@@ -140,6 +140,11 @@ public final class MemoryCgroup implements AutoCloseable {
   }
 
 
+  /** The limit of this process's own memory cgroup ({@link Long#MAX_VALUE} for none on v2), or -1. */
+  public static long ownLimitBytes() {
+    return FILES.ownLimitBytes();
+  }
+
   /** Sets the limit of this process's own cgroup (root only): lets a worker size its page-cache budget. */
   public static void setOwnLimit(long bytes) throws IOException {
     Path dir = FILES.ownDir();

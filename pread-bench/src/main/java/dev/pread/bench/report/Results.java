@@ -108,6 +108,14 @@ public final class Results {
     public Double hotSetLoadSeconds;
     /** Reads the worker's I/O group made from the index's disk in the cell (throttled regime), or -1. */
     public long deviceReads = -1;
+    /**
+     * Pressure and throttled: the group's limit when the cell started, the lowest and highest the
+     * {@code LimitKeeper} set during it (-1: none) and how many times it set one.
+     */
+    public long limitStartBytes = -1;
+    public long limitLowestBytes = -1;
+    public long limitHighestBytes = -1;
+    public int limitWrites;
     /** Pressure only: page cache charged to the group at the end of the cell. */
     public long pageCacheBytes = -1;
     /**

@@ -65,6 +65,11 @@ public class CgroupFilesTest {
     assertEquals(600, f.ownPageCacheBytes());
     assertEquals(300, f.ownAnonBytes());
     assertEquals(7, f.ownLimitHits());
+    assertEquals("no memory.max yet", -1, f.ownLimitBytes());
+    write(group.resolve("memory.max"), "max\n");
+    assertEquals(Long.MAX_VALUE, f.ownLimitBytes());
+    write(group.resolve("memory.max"), "367001600\n");
+    assertEquals(367001600, f.ownLimitBytes());
     MemoryCgroup cg = new MemoryCgroup(group, true, 1 << 20);
     assertEquals(4096, cg.peakBytes());
     assertEquals(7, cg.limitHits());
@@ -85,6 +90,11 @@ public class CgroupFilesTest {
     assertEquals(1500, f.ownPageCacheBytes());
     assertEquals(400, f.ownAnonBytes());
     assertEquals(3, f.ownLimitHits());
+    write(group.resolve("memory.limit_in_bytes"), "367001600\n");
+    assertEquals(367001600, f.ownLimitBytes());
+    write(group.resolve("memory.limit_in_bytes"), "lots\n");
+    IllegalStateException e = assertThrows(IllegalStateException.class, f::ownLimitBytes);
+    assertTrue(e.getMessage(), e.getMessage().contains("memory.limit_in_bytes"));
     MemoryCgroup cg = new MemoryCgroup(group, false, 1 << 20);
     assertEquals(8192, cg.peakBytes());
     assertEquals(3, cg.limitHits());
