@@ -1,6 +1,7 @@
 package dev.pread.bench.pressure;
 
 import java.io.IOException;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
 
 /**
@@ -76,28 +77,35 @@ public final class LimitKeeper implements AutoCloseable {
     return target > 0 && Math.abs(target - current) >= STEP;
   }
 
+  /** Looks {@link #periodMillis} after each look until {@link #close} unparks it. */
   private void loop() {
-    while (!stop) {
-      try {
-        Thread.sleep(periodMillis);
-      } catch (InterruptedException e) {
-        return;
-      }
-      long target = target(MemoryCgroup.ownUsageBytes(), MemoryCgroup.ownPageCacheBytes(), excluded.getAsLong(), budget);
-      if (!shouldSet(limit, target)) {
+    long next = System.nanoTime() + periodMillis * 1_000_000L;
+    while (!stop && !Thread.currentThread().isInterrupted()) {
+      long wait = next - System.nanoTime();
+      if (wait > 0) {
+        LockSupport.parkNanos(this, wait); // may end early: the loop looks at the time again
         continue;
       }
-      try {
-        MemoryCgroup.setOwnLimit(target);
-      } catch (IOException e) {
-        continue; // below what the kernel could reclaim at once: the next look tries again
-      }
-      synchronized (this) {
-        limit = target;
-        lowest = Math.min(lowest, target);
-        highest = Math.max(highest, target);
-        writes++;
-      }
+      look();
+      next = System.nanoTime() + periodMillis * 1_000_000L;
+    }
+  }
+
+  private void look() {
+    long target = target(MemoryCgroup.ownUsageBytes(), MemoryCgroup.ownPageCacheBytes(), excluded.getAsLong(), budget);
+    if (!shouldSet(limit, target)) {
+      return;
+    }
+    try {
+      MemoryCgroup.setOwnLimit(target);
+    } catch (IOException e) {
+      return; // below what the kernel could reclaim at once: the next look tries again
+    }
+    synchronized (this) {
+      limit = target;
+      lowest = Math.min(lowest, target);
+      highest = Math.max(highest, target);
+      writes++;
     }
   }
 
@@ -124,7 +132,7 @@ public final class LimitKeeper implements AutoCloseable {
   @Override
   public void close() throws InterruptedException {
     stop = true;
-    thread.interrupt();
+    LockSupport.unpark(thread);
     thread.join();
   }
 }
