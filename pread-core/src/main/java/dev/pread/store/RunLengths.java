@@ -23,6 +23,8 @@ final class RunLengths {
   /** Each run moves the average by this share of the distance to it. */
   private static final double WEIGHT = 1.0 / 16;
 
+  private static final double LN_2 = Math.log(2);
+
   private final double minLog2;
   private final double maxLog2;
 
@@ -47,7 +49,7 @@ final class RunLengths {
   }
 
   private static double log2(long bytes) {
-    return Math.log(bytes) / Math.log(2);
+    return Math.log(bytes) / LN_2;
   }
 
   /** Counts a run of {@code bytes} bytes read after a jump (at least 1). */
