@@ -60,6 +60,14 @@ final class AdaptiveFile {
    */
   int readPath;
 
+  /**
+   * True once the file was closed or found {@link #TRUNCATED}: sequential reads then stop taking
+   * bytes from their inputs' buffers and go the way that throws. Plain for the reason {@link
+   * #readPath} is, and a field rather than a method so that the look costs no call in the decoding
+   * loops whatever the JIT's profile (see {@code AdaptiveIndexInput.copyUsable}).
+   */
+  boolean copiesBarred;
+
   private final AdaptiveRegime regime;
   private final Object fileKey;
   /**
@@ -165,6 +173,7 @@ final class AdaptiveFile {
       BasicFileAttributes now = Files.readAttributes(path, BasicFileAttributes.class);
       if (now.size() < size && fileKey != null && fileKey.equals(now.fileKey())) {
         readPath = TRUNCATED;
+        copiesBarred = true;
       }
     } catch (IOException e) {
       // deleted: its pages stay readable through the mapping
@@ -266,6 +275,7 @@ final class AdaptiveFile {
       return;
     }
     closed = true;
+    copiesBarred = true;
     regime.unregister(this);
     try {
       IOUtils.close(aroundCache, cached, pageCache, handle);

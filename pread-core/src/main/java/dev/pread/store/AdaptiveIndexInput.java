@@ -86,24 +86,38 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
    */
   private BlockReader blocks;
 
-  /** Size of {@link #buf}: a fill copies at most this much ahead of a sequential read. */
+  /**
+   * Most bytes a sequential read takes from {@link #buf} (larger ones read through {@link
+   * #readOther}), and the size of {@link #copy}.
+   */
   static final int BUFFER_SIZE = 1024;
 
   /**
-   * A copy of bytes read for sequential reads off the mapping: positions {@code [bufStart, bufStart
-   * + bufLen)} of this input are {@code buf[0, bufLen)}; null until needed. Sequential reads on the
+   * Bytes of the file for sequential reads off the mapping: positions {@code [bufStart, bufStart +
+   * bufLen)} of this input are {@code buf[0, bufLen)}; null until needed. Sequential reads on the
    * block cache and on the page-cache path (LZ4's token loop over stored fields, varints of the
    * terms dictionary) read this array, with no check per value that the cache still holds the
-   * block: the file never changes, so the copy stays right whatever the cache does, and whichever
-   * path the file takes later. On the block cache a fill copies to the end of the cache block at
-   * most; on the page-cache path it copies up to
-   * {@link #BUFFER_SIZE} bytes from the page-cache reader's own buffer. Positional reads do not
-   * fill it.
+   * block: the file never changes, so the bytes stay right whatever the cache does, and whichever
+   * path the file takes later. On the block cache it is {@link #copy}, filled up to the end of the
+   * cache block at most. On the page-cache path it is the page-cache reader's own buffer, read in
+   * place ({@link #pageReader}): no copy, and a fill only when a read leaves what the reader
+   * holds. Positional reads do not fill it.
    */
   private byte[] buf;
 
   private long bufStart;
   private int bufLen;
+
+  /** The copy {@link #buf} is on the block cache; null until needed. */
+  private byte[] copy;
+
+  /**
+   * The page-cache reader while {@link #other} reads the page cache for this input, else null.
+   * Every call that may refill its buffer empties the view on it first ({@link #bufLen} 0, so that
+   * a failed refill leaves no stale bytes in view) and takes the view again after ({@link
+   * #viewPageCache}); so {@link #buf} never shows bytes that the reader has overwritten.
+   */
+  private PreadIndexInput pageReader;
 
   AdaptiveIndexInput(String description, AdaptiveFile file, AdaptiveRegime regime, boolean randomAccess) {
     this(description, file, regime, file.map, 0, file.size, false, new PrefetchBackoff(), newRunLengths(), randomAccess);
@@ -210,29 +224,64 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
       return 0;
     }
     PositionalReader r = readerFor(file.readPath);
+    PreadIndexInput pages = pageReader;
+    if (pages != null) {
+      bufLen = 0; // the reader may refill its buffer: see pageReader
+    }
     long at = offset + p;
+    long v = 0;
     switch (kind) {
       case K_BYTE:
-        return r.readByte(at);
+        v = r.readByte(at);
+        break;
       case K_SHORT:
-        return r.readShort(at);
+        v = r.readShort(at);
+        break;
       case K_INT:
-        return r.readInt(at);
+        v = r.readInt(at);
+        break;
       case K_LONG:
-        return r.readLong(at);
+        v = r.readLong(at);
+        break;
       case K_BYTES:
         r.readBytes(at, (byte[]) dst, off, n);
-        return 0;
+        break;
       case K_LONGS:
         r.readLongs(at, (long[]) dst, off, n);
-        return 0;
+        break;
       case K_INTS:
         r.readInts(at, (int[]) dst, off, n);
-        return 0;
+        break;
       default:
         r.readFloats(at, (float[]) dst, off, n);
-        return 0;
+        break;
     }
+    if (pages != null) {
+      viewPageCache(pages);
+    }
+    return v;
+  }
+
+  /**
+   * The page-cache reader, made at the first read after the file switched to the page cache, with
+   * the view on its buffer emptied: the caller's read may refill it. The caller takes the view
+   * again after the read ({@link #viewPageCache}).
+   */
+  private PreadIndexInput pageCacheReader() throws IOException {
+    readerFor(AdaptiveFile.PAGE_CACHE);
+    bufLen = 0;
+    return pageReader;
+  }
+
+  /**
+   * Points {@link #buf} at what the page-cache reader {@code r} holds, the part within this input:
+   * its buffer, read in place.
+   */
+  private void viewPageCache(PreadIndexInput r) {
+    long start = r.heldStart() - offset;
+    buf = r.heldBytes();
+    bufStart = start;
+    bufLen = (int) Math.max(0, Math.min(r.heldLength(), length - start));
   }
 
   /**
@@ -244,9 +293,11 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
   private PositionalReader readerFor(int path) throws IOException {
     if (other == null || otherPath != path) { // the file switched path since this input's last read
       BlockReader b = null;
+      PreadIndexInput pages = null;
       try {
         if (path == AdaptiveFile.PAGE_CACHE) {
-          other = PositionalReader.of(file.pageCache().clone(runs));
+          pages = file.pageCache().clone(runs);
+          other = PositionalReader.of(pages);
         } else if (file.usesCache) {
           b = file.cached().newReader(randomAccess);
           other = PositionalReader.of(b);
@@ -257,6 +308,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
         throw alreadyClosed(e);
       }
       blocks = path == AdaptiveFile.CACHE ? b : null;
+      pageReader = pages;
       otherPath = path;
     }
     return other;
@@ -309,7 +361,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
     int path = file.readPath;
     if (n <= BUFFER_SIZE && (path == AdaptiveFile.PAGE_CACHE || path == AdaptiveFile.CACHE && file.usesCache)
         && readOther(K_FILL, p, null, 0, n) != 0) {
-      return 0;
+      return (int) (p - bufStart);
     }
     return -1;
   }
@@ -334,13 +386,11 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
    * caller's read path then throws); throws {@link AlreadyClosedException} if the input was closed
    * (a plain read of the file's close).
    *
-   * <p>Kept under C2's size for inlining a method whatever its call site's profile (35 bytes of
-   * bytecode), and the range check that comes before it written out in each sequential read: the
-   * JIT then compiles the look in the copy into LZ4's token loop on every path. A larger method
-   * there (as {@link #inCopy} is) is inlined only where the call site's share of its caller's
-   * calls is high, and after a spell on the mappings the profile of the sequential reads counts
-   * mostly mapped reads, so the look stayed a call for each byte once the file read the block
-   * cache or the page cache.
+   * <p>The sequential reads do not call it: they look at {@link AdaptiveFile#copiesBarred}, a
+   * field, and come here only when that is set. C2 leaves even a small call such as this one a call
+   * where the call site is rare in the profile it compiled from (after a spell on the mappings the
+   * profile of the sequential reads counts mostly mapped reads), so it stayed a call for each byte in
+   * LZ4's token loop once the file read the page cache.
    */
   private boolean copyUsable() {
     AdaptiveFile f = file;
@@ -358,10 +408,12 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
   }
 
   /**
-   * Fills {@link #buf} from {@code p} on, if this input reads the block cache or the page cache now
-   * (called through {@link #readOther}, so that the JIT keeps it out of the callers' loops): true if
-   * it then holds the {@code n} bytes at {@code p}; false if the input reads another path, or the
-   * bytes cross into the next cache block (the caller then reads them another way).
+   * Fills {@link #buf} for the {@code n} bytes at {@code p}, if this input reads the block cache or
+   * the page cache now (called through {@link #readOther}, so that the JIT keeps it out of the
+   * callers' loops): on the block cache copies from {@code p} on into {@link #copy}; on the page
+   * cache has the reader hold them and views its buffer. True if {@link #buf} then holds them; false
+   * if the input reads another path, or the bytes cross into the next cache block (the caller then
+   * reads them another way).
    *
    * @throws EOFException if the {@code n} bytes at {@code p} are not all within this input
    */
@@ -369,15 +421,9 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
     int path = file.readPath;
     if (path == AdaptiveFile.PAGE_CACHE) {
       checkRead(p, n);
-      PositionalReader r = readerFor(AdaptiveFile.PAGE_CACHE);
-      if (buf == null) {
-        buf = new byte[BUFFER_SIZE];
-      }
-      bufLen = 0; // nothing valid while the copy runs, should it throw
-      int len = (int) Math.min(BUFFER_SIZE, length - p);
-      r.readBytes(offset + p, buf, 0, len);
-      bufStart = p;
-      bufLen = len;
+      PreadIndexInput r = pageCacheReader();
+      r.hold(offset + p, n);
+      viewPageCache(r);
       return true;
     }
     if (path != AdaptiveFile.CACHE) {
@@ -392,10 +438,11 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
         return false; // a merge or read-once input: it reads around the cache
       }
     }
-    if (buf == null) {
-      buf = new byte[BUFFER_SIZE];
+    if (copy == null) {
+      copy = new byte[BUFFER_SIZE];
     }
     bufLen = 0; // nothing valid while the copy runs, should it throw
+    buf = copy;
     int got;
     try {
       got = r.readInBlock(offset + p, buf, (int) Math.min(BUFFER_SIZE, length - p));
@@ -604,7 +651,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
       }
     } else if (len > 0) {
       long i = p - bufStart;
-      if (i >= 0 && i <= bufLen - len && copyUsable()) {
+      if (i >= 0 && i <= bufLen - len && !file.copiesBarred) {
         java.util.Objects.checkFromIndexSize(off, len, b.length);
         System.arraycopy(buf, (int) i, b, off, len);
         return;
@@ -660,7 +707,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
       }
     } else {
       long i = p - bufStart;
-      if (i >= 0 && i < bufLen && copyUsable()) {
+      if (i >= 0 && i < bufLen && !file.copiesBarred) {
         return buf[(int) i];
       }
     }
@@ -693,7 +740,10 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
     }
     if (file.readPath == AdaptiveFile.PAGE_CACHE) {
       checkRead(p, 1);
-      return readerFor(AdaptiveFile.PAGE_CACHE).readByte(offset + p);
+      PreadIndexInput r = pageCacheReader();
+      byte v = r.readByte(offset + p);
+      viewPageCache(r);
+      return v;
     }
     BlockReader b = cacheReader(p, 1);
     if (b != null) {
@@ -710,7 +760,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
       }
     } else {
       long i = p - bufStart;
-      if (i >= 0 && i <= bufLen - Short.BYTES && copyUsable()) {
+      if (i >= 0 && i <= bufLen - Short.BYTES && !file.copiesBarred) {
         return (short) BitUtil.VH_LE_SHORT.get(buf, (int) i);
       }
     }
@@ -743,7 +793,10 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
     }
     if (file.readPath == AdaptiveFile.PAGE_CACHE) {
       checkRead(p, Short.BYTES);
-      return readerFor(AdaptiveFile.PAGE_CACHE).readShort(offset + p);
+      PreadIndexInput r = pageCacheReader();
+      short v = r.readShort(offset + p);
+      viewPageCache(r);
+      return v;
     }
     BlockReader b = cacheReader(p, Short.BYTES);
     if (b != null) {
@@ -760,7 +813,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
       }
     } else {
       long i = p - bufStart;
-      if (i >= 0 && i <= bufLen - Integer.BYTES && copyUsable()) {
+      if (i >= 0 && i <= bufLen - Integer.BYTES && !file.copiesBarred) {
         return (int) BitUtil.VH_LE_INT.get(buf, (int) i);
       }
     }
@@ -793,7 +846,10 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
     }
     if (file.readPath == AdaptiveFile.PAGE_CACHE) {
       checkRead(p, Integer.BYTES);
-      return readerFor(AdaptiveFile.PAGE_CACHE).readInt(offset + p);
+      PreadIndexInput r = pageCacheReader();
+      int v = r.readInt(offset + p);
+      viewPageCache(r);
+      return v;
     }
     BlockReader b = cacheReader(p, Integer.BYTES);
     if (b != null) {
@@ -810,7 +866,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
       }
     } else {
       long i = p - bufStart;
-      if (i >= 0 && i <= bufLen - Long.BYTES && copyUsable()) {
+      if (i >= 0 && i <= bufLen - Long.BYTES && !file.copiesBarred) {
         return (long) BitUtil.VH_LE_LONG.get(buf, (int) i);
       }
     }
@@ -843,7 +899,10 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
     }
     if (file.readPath == AdaptiveFile.PAGE_CACHE) {
       checkRead(p, Long.BYTES);
-      return readerFor(AdaptiveFile.PAGE_CACHE).readLong(offset + p);
+      PreadIndexInput r = pageCacheReader();
+      long v = r.readLong(offset + p);
+      viewPageCache(r);
+      return v;
     }
     BlockReader b = cacheReader(p, Long.BYTES);
     if (b != null) {
@@ -864,6 +923,10 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
   public void seek(long p) throws IOException {
     ensureOpenPlain();
     InputBounds.checkSeek(p, this);
+    PreadIndexInput r = pageReader;
+    if (r != null) {
+      r.readTo(offset + pos); // how far sequential reads got in its buffer: the runs it learns count them
+    }
     pos = p;
   }
 

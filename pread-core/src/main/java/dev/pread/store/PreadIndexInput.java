@@ -392,6 +392,75 @@ final class PreadIndexInput extends SourceIndexInput {
     }
   }
 
+  // ---- reads of the buffer in place, for AdaptiveIndexInput ----
+
+  /**
+   * Makes the buffer hold the {@code n} bytes at {@code pos} (at least 1, at most the buffer size),
+   * reading them if it does not, for a caller that then reads them in place ({@link #heldBytes},
+   * {@link #heldStart}, {@link #heldLength}) rather than through a copy. A read that starts in the
+   * buffer and goes past its end, where the last physical read ended, keeps the held bytes from
+   * {@code pos} on and reads the rest after them: the run goes on, as it would for {@link
+   * #readBytes(byte[], int, int)}, rather than counting as a jump back.
+   *
+   * @throws EOFException if the bytes are not all within this input
+   * @throws AlreadyClosedException if the input was closed
+   */
+  void hold(long pos, int n) throws IOException {
+    long index = pos - bufferStart;
+    if (index >= 0 && index <= bufferLength - n) {
+      ensureOpen();
+      return;
+    }
+    checkOpenAndPosition(pos);
+    long end = bufferStart + bufferLength;
+    if (index >= 0 && index < bufferLength && end == nextSequential && n <= bufferSize) {
+      if (n > length - pos) {
+        throw readPastEof(pos, n);
+      }
+      int keep = (int) (end - pos);
+      refillSize = refillSizeAt(end);
+      startOrExtendRun(end, n - keep);
+      int want = Math.max(refillSize, n - keep);
+      byte[] to = buffer.length - keep >= want ? buffer : new byte[keep + want];
+      System.arraycopy(buffer, (int) index, to, 0, keep);
+      buffer = to;
+      bufferStart = pos;
+      bufferLength = keep;
+      bufferPosition = 0;
+      int got = readAt(end, to, keep, n - keep, (int) Math.min(want, length - end));
+      bufferLength = keep + got;
+      nextSequential = end + got;
+      return;
+    }
+    fillAt(pos, n);
+  }
+
+  /** The buffer, for reads in place after {@link #hold}; its contents change at the next read of this input. */
+  byte[] heldBytes() {
+    return buffer;
+  }
+
+  /** The position (relative to this input) of {@link #heldBytes()}{@code [0]}. */
+  long heldStart() {
+    return bufferStart;
+  }
+
+  /** How many bytes of {@link #heldBytes()} are the file's. */
+  int heldLength() {
+    return bufferLength;
+  }
+
+  /**
+   * Notes that a caller reading the buffer in place read it up to {@code end} (relative to this
+   * input), as {@link #seek} notes the file pointer: the run that the next jump ends then counts
+   * the bytes read in place too. Ignored if {@code end} is outside the buffer.
+   */
+  void readTo(long end) {
+    if (end >= bufferStart && end <= bufferStart + bufferLength) {
+      extendRun(end);
+    }
+  }
+
   // ---- clones and slices (close, prefetch: see SourceIndexInput) ----
 
   @Override

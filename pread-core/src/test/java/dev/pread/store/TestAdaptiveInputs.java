@@ -291,6 +291,86 @@ public class TestAdaptiveInputs extends LuceneTestCase {
     assertTrue("every path was read: " + seen, seen.size() == 3);
   }
 
+  /**
+   * On the page-cache path sequential reads read the page-cache reader's buffer in place; positional
+   * reads, array reads and reads larger than that view refill the same buffer under it. Every read
+   * of a random mix on one input (or a slice of it) must give the file's bytes.
+   */
+  public void testMixedReadsOnThePageCacheMatchTheFile() throws Exception {
+    Path dir = createTempDir("index");
+    byte[] content = new byte[TestUtil.nextInt(random(), 20_000, 200_000)];
+    new Random(random().nextLong()).nextBytes(content);
+    Files.write(dir.resolve("f"), content);
+    AdaptiveRegime regime = AdaptiveDirectory.regime(AdaptiveRegime.Mode.ALTERNATE, 4L * AdaptiveRegime.CACHE_BLOCK_SIZE);
+    Random r = new Random(random().nextLong());
+    try (AdaptiveDirectory d = new AdaptiveDirectory(dir, FSLockFactory.getDefault(), regime);
+        IndexInput in = d.openInput("f", IOContext.DEFAULT)) {
+      int from = r.nextBoolean() ? 0 : r.nextInt(1000);
+      byte[] part = java.util.Arrays.copyOfRange(content, from, content.length - r.nextInt(1000));
+      IndexInput read = from == 0 ? in : in.slice("s", from, part.length);
+      while (d.readPath() != AdaptiveDirectory.ReadPath.PAGE_CACHE) {
+        in.clone(); // each clone (and slice) switches the path; reads do not
+      }
+      org.apache.lucene.store.RandomAccessInput positional = (org.apache.lucene.store.RandomAccessInput) read;
+      org.apache.lucene.store.ByteArrayDataInput want = new org.apache.lucene.store.ByteArrayDataInput(part);
+      for (int op = 0; op < 5_000; op++) {
+        switch (r.nextInt(10)) {
+          case 0 -> { // a positional read, anywhere: refills the reader's buffer elsewhere
+            int at = r.nextInt(part.length - 8);
+            switch (r.nextInt(3)) {
+              case 0 -> assertEquals(part[at], positional.readByte(at));
+              case 1 -> assertEquals(want(part, at, 8), positional.readLong(at));
+              default -> {
+                int n = Math.min(part.length - at, r.nextInt(3000));
+                byte[] b = new byte[n];
+                positional.readBytes(at, b, 0, n);
+                assertArrayEquals(java.util.Arrays.copyOfRange(part, at, at + n), b);
+              }
+            }
+          }
+          case 1 -> { // an array of longs, or more bytes than a sequential read takes from the view
+            int at = want.getPosition();
+            if (r.nextBoolean() && part.length - at >= 64) {
+              long[] got = new long[1 + r.nextInt(8)];
+              read.readLongs(got, 0, got.length);
+              for (int k = 0; k < got.length; k++) {
+                assertEquals(want.readLong(), got[k]);
+              }
+            } else {
+              int n = Math.min(part.length - at, AdaptiveIndexInput.BUFFER_SIZE + r.nextInt(20_000));
+              byte[] a = new byte[n], b = new byte[n];
+              want.readBytes(a, 0, n);
+              read.readBytes(b, 0, n);
+              assertArrayEquals(a, b);
+            }
+          }
+          case 2 -> { // a jump
+            int at = r.nextInt(part.length - 9);
+            want.setPosition(at);
+            read.seek(at);
+          }
+          default -> {}
+        }
+        if (part.length - want.getPosition() < 9) {
+          want.setPosition(0);
+          read.seek(0);
+        }
+        assertEquals(want.getPosition(), read.getFilePointer());
+        readOneValue(r, part, want, read);
+        assertEquals("reads do not switch the path", AdaptiveDirectory.ReadPath.PAGE_CACHE, d.readPath());
+      }
+    }
+  }
+
+  /** The little-endian value of the {@code n} bytes of {@code b} at {@code at}. */
+  private static long want(byte[] b, int at, int n) {
+    long v = 0;
+    for (int k = n - 1; k >= 0; k--) {
+      v = (v << 8) | (b[at + k] & 0xFF);
+    }
+    return v;
+  }
+
   public void testSequentialReadsOnTheCacheLoadTheBlockAfterOnAWalkUnlessForRandomAccess() throws IOException {
     Path dir = createTempDir("index");
     int block = AdaptiveRegime.CACHE_BLOCK_SIZE;

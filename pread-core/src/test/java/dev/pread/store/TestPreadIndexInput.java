@@ -217,6 +217,90 @@ public class TestPreadIndexInput extends LuceneTestCase {
     expectThrows(IllegalArgumentException.class, () -> new RunLengths(4096, 1024));
   }
 
+  /**
+   * {@link PreadIndexInput#hold}: after it, the buffer holds the bytes asked for, and every byte it
+   * holds is the file's; walks on, steps back, jumps, and reads that run past the buffer's end.
+   */
+  public void testHoldKeepsTheFilesBytesInTheBuffer() throws IOException {
+    try (PreadDirectory dir = newPread(createTempDir())) {
+      long seed = random().nextLong();
+      int length = 1 + random().nextInt(300_000);
+      TestContent.write(dir, "f", seed, length);
+      try (IndexInput in = dir.openInput("f", IOContext.DEFAULT)) {
+        PreadIndexInput r = (PreadIndexInput) in.clone();
+        int max = Math.min(r.bufferSize(), AdaptiveIndexInput.BUFFER_SIZE);
+        long pos = 0;
+        for (int i = 0; i < 3000; i++) {
+          switch (random().nextInt(4)) {
+            case 0 -> pos = random().nextInt(length); // a jump
+            case 1 -> pos = Math.max(0, r.heldStart() + r.heldLength() - random().nextInt(max)); // across the end
+            default -> {} // on from where the last hold asked
+          }
+          if (pos >= length) {
+            pos = random().nextInt(length);
+          }
+          int n = 1 + random().nextInt((int) Math.min(max, length - pos));
+          r.hold(pos, n);
+          long start = r.heldStart();
+          int held = r.heldLength();
+          assertTrue("holds [" + pos + ", +" + n + ") in [" + start + ", +" + held + ")", start <= pos && pos + n <= start + held);
+          assertEquals("every held byte is the file's", -1, TestContent.firstMismatch(seed, start, r.heldBytes(), 0, held));
+          pos += n;
+        }
+        expectThrows(EOFException.class, () -> r.hold(length - 1, 2));
+        in.close();
+        expectThrows(AlreadyClosedException.class, () -> r.hold(0, 1));
+      }
+    }
+  }
+
+  /**
+   * Runs read in place after {@link PreadIndexInput#hold} teach the first refill after a jump as
+   * runs read through the buffer do, when the reader says how far it read ({@link
+   * PreadIndexInput#readTo}); a read past the buffer's end continues the run, doubling the refill.
+   */
+  public void testRunsReadInPlaceTeachTheFirstRefill() throws IOException {
+    try (PreadDirectory dir = new PreadDirectory(createTempDir())) {
+      long seed = random().nextLong();
+      TestContent.write(dir, "f", seed, 1 << 20);
+      try (PreadIndexInput in = (PreadIndexInput) dir.openInput("f", IOContext.DEFAULT)) {
+        in.hold(0, 1);
+        assertEquals(1024, in.heldLength());
+        in.hold(1000, 100);
+        assertEquals("the run goes on: a doubled refill after the 24 bytes kept", 24 + 2048, in.heldLength());
+        assertEquals(1000, in.heldStart());
+        List<Integer> firsts = new ArrayList<>();
+        for (int i = 0; i < 60; i++) {
+          firsts.add(holdRun(in, seed, 10_000));
+        }
+        int learned = firsts.getLast();
+        assertTrue("runs of 10,000 bytes: a first refill of about that reads each; " + firsts, learned >= 9000 && learned <= 10_000);
+      }
+    }
+  }
+
+  /** {@link #readRun} through {@link PreadIndexInput#hold}, reading the held bytes in place. */
+  private static int holdRun(PreadIndexInput in, long seed, int run) throws IOException {
+    long last = in.heldStart() + in.heldLength();
+    long start;
+    do {
+      start = random().nextInt((int) (in.length() - run));
+    } while (Math.abs(start - last) < 4 * PreadDirectory.DEFAULT_BUFFER_SIZE);
+    int first = -1;
+    for (int done = 0; done < run; ) {
+      int n = Math.min(run - done, 1 + random().nextInt(300));
+      in.hold(start + done, n);
+      if (first < 0) {
+        first = in.refillSize();
+      }
+      int at = (int) (start + done - in.heldStart());
+      assertEquals(-1, TestContent.firstMismatch(seed, start + done, in.heldBytes(), at, n));
+      done += n;
+    }
+    in.readTo(start + run);
+    return first;
+  }
+
   public void testReadPastEndThrowsEOF() throws IOException {
     try (PreadDirectory dir = newPread(createTempDir())) {
       TestContent.write(dir, "f", 1, 10_000);
