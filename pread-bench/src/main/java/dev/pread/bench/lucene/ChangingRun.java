@@ -3,7 +3,9 @@ package dev.pread.bench.lucene;
 import static dev.pread.bench.raw.StrategyRegistry.DIR_CACHED;
 
 import dev.pread.bench.cache.CacheSettings;
+import dev.pread.bench.cache.CachedDirectories;
 import dev.pread.bench.pressure.GroupSampler;
+import dev.pread.bench.pressure.LimitKeeper;
 import dev.pread.bench.pressure.MemoryCgroup;
 import dev.pread.bench.pressure.MemoryCheck;
 import dev.pread.bench.pressure.MemoryHogCommand;
@@ -22,6 +24,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongSupplier;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.store.Directory;
@@ -40,6 +43,12 @@ import org.apache.lucene.store.Directory;
  *       its start to {@code spec.settleSeconds} after it holds its memory;
  *   <li>phase B, {@code spec.phaseSeconds}: the index does not fit.
  * </ol>
+ *
+ * From the moment the second process holds its memory to the end of phase B, a {@link LimitKeeper}
+ * keeps the page cache at a quarter of the index, as in the pressure regime: what the worker holds
+ * besides page cache grows after the limit was set (the JIT's arenas, buffers), and under a fixed
+ * limit each MiB it grows is a MiB of page cache less for that Directory alone. Each thread count
+ * starts again from the limit set at the start.
  *
  * The second process is killed at the end. Every completed query is recorded (time and latency)
  * and checked against its reference checksum, so the run yields QPS and p99 per second, per phase,
@@ -88,11 +97,12 @@ final class ChangingRun {
         c.cacheBytes = sizing.cacheBytes();
         c.slackBytes = sizing.slackBytes();
       }
+      MemoryCgroup.setOwnLimit(limit); // where the last thread count's keeper left it, if higher
       try (Directory d = StrategyRegistry.openDirectory(name, index, cache); DirectoryReader reader = DirectoryReader.open(d)) {
         LuceneBench.warmFiles(index);
         IndexSearcher searcher = new IndexSearcher(reader);
         first += (int) QueryRun.run(searcher, mix, spec.reference, t, first, 500, name).queries();
-        first = timed(r, c, spec, searcher, mix, t, first);
+        first = timed(r, c, spec, searcher, mix, t, first, () -> CachedDirectories.allocatedBytes(d));
       }
       r.changing.add(c);
     }
@@ -100,7 +110,7 @@ final class ChangingRun {
 
   /** The timed run of one thread count; returns the next query to start from. */
   private static int timed(Results r, Results.Changing c, QueryWorkerCommand.Spec spec, IndexSearcher searcher,
-      QueryMix mix, int threads, int first) throws Exception {
+      QueryMix mix, int threads, int first, LongSupplier ownCacheBytes) throws Exception {
     Timeline.Recorder[] recorders = new Timeline.Recorder[threads];
     for (int i = 0; i < threads; i++) {
       recorders[i] = new Timeline.Recorder();
@@ -114,7 +124,7 @@ final class ChangingRun {
     long t0 = System.nanoTime();
     Thread control = new Thread(() -> {
       try {
-        control(spec, c.hogBytes, t0, marks, hog);
+        control(spec, c, t0, marks, hog, ownCacheBytes);
       } catch (Throwable e) {
         controlFailure.set(e);
       } finally {
@@ -188,8 +198,9 @@ final class ChangingRun {
   }
 
   /** Starts the hog after phase A, waits for the settling and phase B, then kills it. */
-  private static void control(QueryWorkerCommand.Spec spec, long hogBytes, long t0, long[] marks,
-      AtomicReference<Process> hogRef) throws Exception {
+  private static void control(QueryWorkerCommand.Spec spec, Results.Changing c, long t0, long[] marks,
+      AtomicReference<Process> hogRef, LongSupplier ownCacheBytes) throws Exception {
+    long hogBytes = c.hogBytes;
     sleepUntil(t0 + (long) (spec.phaseSeconds * 1e9));
     marks[0] = System.nanoTime();
     List<String> cmd = WorkerProcess.command(List.of("-Xmx16m", "-Xms16m", "-XX:+UseSerialGC",
@@ -213,8 +224,16 @@ final class ChangingRun {
       }
       marks[1] = System.nanoTime();
       marks[2] = marks[1] + (long) (spec.settleSeconds * 1e9);
-      sleepUntil(marks[2] + (long) (spec.phaseSeconds * 1e9));
-      marks[3] = System.nanoTime();
+      LimitKeeper keeper = LimitKeeper.start(spec.indexBytes / 4, QueryWorkerCommand.LIMIT_KEEPER_MILLIS, ownCacheBytes);
+      try {
+        sleepUntil(marks[2] + (long) (spec.phaseSeconds * 1e9));
+        marks[3] = System.nanoTime();
+      } finally {
+        keeper.close();
+        c.limitLowestBytes = keeper.lowestBytes();
+        c.limitHighestBytes = keeper.highestBytes();
+        c.limitWrites = keeper.writes();
+      }
       if (!hog.isAlive()) {
         throw new IllegalStateException("the memory hog died before the end of phase B (exit " + hog.exitValue()
             + "; it is the OOM killer's first victim, so the group ran out of memory)");

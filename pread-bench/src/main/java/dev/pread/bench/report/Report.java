@@ -444,6 +444,19 @@ public final class Report {
       sb.append(String.format(Locale.ROOT, "%nLimit %s (%s besides page cache + 1.5 x the %s index); the second"
           + " process held %s of anonymous memory.", Format.size(any.limitBytes), Format.size(any.otherBytes),
           Format.size(any.indexBytes), Format.size(any.hogBytes)));
+      long widest = 0;
+      int writes = 0;
+      for (Results.Changing c : r.changing) {
+        if (c.failure == null && c.limitWrites > 0) {
+          widest = Math.max(widest, Math.max(Math.abs(c.limitHighestBytes - c.limitBytes), Math.abs(c.limitLowestBytes - c.limitBytes)));
+          writes += c.limitWrites;
+        }
+      }
+      if (writes > 0) {
+        sb.append(String.format(Locale.ROOT, " From the moment it held its memory to the end of phase B, the page"
+            + " cache was kept at a quarter of the index: the limit followed what each worker holds besides page"
+            + " cache, moving by at most %s (%d writes in all).", Format.size(widest), writes));
+      }
       r.changing.stream().filter(c -> c.cacheBytes > 0).findFirst().ifPresent(c -> sb.append(String.format(
           Locale.ROOT, " dir-cached's cache: %s (slack %s).", Format.size(c.cacheBytes), Format.size(c.slackBytes))));
       sb.append("\n");

@@ -208,6 +208,13 @@ public final class Results {
     public double qpsB;
     public double p99MicrosA;
     public double p99MicrosB;
+    /**
+     * The lowest and highest limit the phase-B {@code LimitKeeper} set (-1: none; it starts from
+     * {@link #limitBytes}), and how many times it set one.
+     */
+    public long limitLowestBytes = -1;
+    public long limitHighestBytes = -1;
+    public int limitWrites;
     /** Mean page cache charged to the group in phase A and in phase B. */
     public long pageCacheA = -1;
     public long pageCacheB = -1;
