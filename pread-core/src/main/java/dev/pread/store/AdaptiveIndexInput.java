@@ -911,6 +911,12 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
     return readOther(K_LONG, p, null, 0, 1);
   }
 
+  /** For tests: the size of the page-cache reader's last refill, or -1 if this input has none. */
+  int pageCacheRefillSize() {
+    PreadIndexInput r = pageReader;
+    return r == null ? -1 : r.refillSize();
+  }
+
   // ---- positioning, slices, clones
 
   @Override

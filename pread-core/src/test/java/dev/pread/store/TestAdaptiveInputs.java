@@ -362,6 +362,50 @@ public class TestAdaptiveInputs extends LuceneTestCase {
     }
   }
 
+  /**
+   * On the page-cache path sequential reads read the reader's buffer in place, so the reader sees
+   * only its refills; seeks tell it how far the reads got, and the first refill after a jump
+   * learns the runs the input reads (as {@link PreadIndexInput}'s own reads teach it).
+   */
+  public void testRunsReadInPlaceTeachTheFirstRefillOnThePageCache() throws Exception {
+    Path dir = createTempDir("index");
+    byte[] content = new byte[1 << 20];
+    new Random(random().nextLong()).nextBytes(content);
+    Files.write(dir.resolve("f"), content);
+    AdaptiveRegime regime = AdaptiveDirectory.regime(AdaptiveRegime.Mode.ALTERNATE, 4L * AdaptiveRegime.CACHE_BLOCK_SIZE);
+    Random r = new Random(random().nextLong());
+    try (AdaptiveDirectory d = new AdaptiveDirectory(dir, FSLockFactory.getDefault(), regime);
+        IndexInput in = d.openInput("f", IOContext.DEFAULT)) {
+      while (d.readPath() != AdaptiveDirectory.ReadPath.PAGE_CACHE) {
+        in.clone();
+      }
+      AdaptiveIndexInput input = (AdaptiveIndexInput) in;
+      int run = 10_000;
+      int first = -1;
+      int last = 0;
+      for (int i = 0; i < 60; i++) {
+        int start;
+        do { // far from the last run, so that the first read of this one leaves the reader's buffer
+          start = r.nextInt(content.length - run);
+        } while (Math.abs(start - last) < 4 * PreadDirectory.DEFAULT_BUFFER_SIZE);
+        last = start + run;
+        input.seek(start);
+        for (int done = 0; done < run; ) {
+          int n = Math.min(run - done, 1 + r.nextInt(300));
+          byte[] b = new byte[n];
+          input.readBytes(b, 0, n);
+          if (done == 0) {
+            first = input.pageCacheRefillSize();
+          }
+          assertArrayEquals(java.util.Arrays.copyOfRange(content, start + done, start + done + n), b);
+          done += n;
+        }
+      }
+      assertEquals("reads do not switch the path", AdaptiveDirectory.ReadPath.PAGE_CACHE, d.readPath());
+      assertTrue("runs of 10,000 bytes: a first refill of about that reads each: " + first, first >= 9000 && first <= 10_000);
+    }
+  }
+
   /** The little-endian value of the {@code n} bytes of {@code b} at {@code at}. */
   private static long want(byte[] b, int at, int n) {
     long v = 0;
