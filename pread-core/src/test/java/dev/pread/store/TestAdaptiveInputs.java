@@ -297,20 +297,14 @@ public class TestAdaptiveInputs extends LuceneTestCase {
    * of a random mix on one input (or a slice of it) must give the file's bytes.
    */
   public void testMixedReadsOnThePageCacheMatchTheFile() throws Exception {
-    Path dir = createTempDir("index");
     byte[] content = new byte[TestUtil.nextInt(random(), 20_000, 200_000)];
-    new Random(random().nextLong()).nextBytes(content);
-    Files.write(dir.resolve("f"), content);
-    AdaptiveRegime regime = AdaptiveDirectory.regime(AdaptiveRegime.Mode.ALTERNATE, 4L * AdaptiveRegime.CACHE_BLOCK_SIZE);
     Random r = new Random(random().nextLong());
-    try (AdaptiveDirectory d = new AdaptiveDirectory(dir, FSLockFactory.getDefault(), regime);
+    try (AdaptiveDirectory d = alternating(content);
         IndexInput in = d.openInput("f", IOContext.DEFAULT)) {
       int from = r.nextBoolean() ? 0 : r.nextInt(1000);
       byte[] part = java.util.Arrays.copyOfRange(content, from, content.length - r.nextInt(1000));
       IndexInput read = from == 0 ? in : in.slice("s", from, part.length);
-      while (d.readPath() != AdaptiveDirectory.ReadPath.PAGE_CACHE) {
-        in.clone(); // each clone (and slice) switches the path; reads do not
-      }
+      untilThePageCache(d, in);
       org.apache.lucene.store.RandomAccessInput positional = (org.apache.lucene.store.RandomAccessInput) read;
       org.apache.lucene.store.ByteArrayDataInput want = new org.apache.lucene.store.ByteArrayDataInput(part);
       for (int op = 0; op < 5_000; op++) {
@@ -368,17 +362,11 @@ public class TestAdaptiveInputs extends LuceneTestCase {
    * learns the runs the input reads (as {@link PreadIndexInput}'s own reads teach it).
    */
   public void testRunsReadInPlaceTeachTheFirstRefillOnThePageCache() throws Exception {
-    Path dir = createTempDir("index");
     byte[] content = new byte[1 << 20];
-    new Random(random().nextLong()).nextBytes(content);
-    Files.write(dir.resolve("f"), content);
-    AdaptiveRegime regime = AdaptiveDirectory.regime(AdaptiveRegime.Mode.ALTERNATE, 4L * AdaptiveRegime.CACHE_BLOCK_SIZE);
     Random r = new Random(random().nextLong());
-    try (AdaptiveDirectory d = new AdaptiveDirectory(dir, FSLockFactory.getDefault(), regime);
+    try (AdaptiveDirectory d = alternating(content);
         IndexInput in = d.openInput("f", IOContext.DEFAULT)) {
-      while (d.readPath() != AdaptiveDirectory.ReadPath.PAGE_CACHE) {
-        in.clone();
-      }
+      untilThePageCache(d, in);
       AdaptiveIndexInput input = (AdaptiveIndexInput) in;
       int run = 10_000;
       int first = -1;
@@ -403,6 +391,26 @@ public class TestAdaptiveInputs extends LuceneTestCase {
       }
       assertEquals("reads do not switch the path", AdaptiveDirectory.ReadPath.PAGE_CACHE, d.readPath());
       assertTrue("runs of 10,000 bytes: a first refill of about that reads each: " + first, first >= 9000 && first <= 10_000);
+    }
+  }
+
+  /**
+   * Fills {@code content} with random bytes, writes it as file "f" of a new folder and opens that
+   * folder with a regime that switches path at every open, clone, slice and prefetch (a cache of 4
+   * blocks).
+   */
+  private AdaptiveDirectory alternating(byte[] content) throws IOException {
+    Path dir = createTempDir("index");
+    new Random(random().nextLong()).nextBytes(content);
+    Files.write(dir.resolve("f"), content);
+    AdaptiveRegime regime = AdaptiveDirectory.regime(AdaptiveRegime.Mode.ALTERNATE, 4L * AdaptiveRegime.CACHE_BLOCK_SIZE);
+    return new AdaptiveDirectory(dir, FSLockFactory.getDefault(), regime);
+  }
+
+  /** Clones {@code in} until {@code d} reads the page cache: each clone switches the path, reads do not. */
+  private static void untilThePageCache(AdaptiveDirectory d, IndexInput in) {
+    while (d.readPath() != AdaptiveDirectory.ReadPath.PAGE_CACHE) {
+      in.clone();
     }
   }
 

@@ -7,6 +7,7 @@ import dev.pread.bench.pressure.DeviceScheduler;
 import dev.pread.bench.pressure.DirtyLimit;
 import dev.pread.bench.pressure.IoThrottle;
 import dev.pread.bench.pressure.JvmFlags;
+import dev.pread.bench.pressure.LimitKeeper;
 import dev.pread.bench.pressure.LiveWorker;
 import dev.pread.bench.pressure.MachineQuiet;
 import dev.pread.bench.pressure.MemoryCgroup;
@@ -584,10 +585,7 @@ public final class LuceneBench {
 
   /** How far a cell's {@code LimitKeeper} moved the limit from where it started, either way; 0 if it did not. */
   static long limitMoveBytes(Results.QueryCell c) {
-    if (c.limitStartBytes < 0 || c.limitLowestBytes < 0) {
-      return 0;
-    }
-    return Math.max(Math.abs(c.limitHighestBytes - c.limitStartBytes), Math.abs(c.limitLowestBytes - c.limitStartBytes));
+    return LimitKeeper.widestMove(c.limitStartBytes, c.limitLowestBytes, c.limitHighestBytes);
   }
 
   /** The widest move of the limit within a cell of {@code regime}, in words. */

@@ -72,6 +72,17 @@ public final class LimitKeeper implements AutoCloseable {
     return usage - file - excluded + budget;
   }
 
+  /**
+   * How far a keeper that started from {@code start} moved the limit, either way, given the lowest
+   * and highest it set (-1: it set none); 0 if it did not.
+   */
+  public static long widestMove(long start, long lowest, long highest) {
+    if (start < 0 || lowest < 0) {
+      return 0;
+    }
+    return Math.max(Math.abs(highest - start), Math.abs(lowest - start));
+  }
+
   /** True if a limit of {@code current} should be set to {@code target}. */
   static boolean shouldSet(long current, long target) {
     return target > 0 && Math.abs(target - current) >= STEP;

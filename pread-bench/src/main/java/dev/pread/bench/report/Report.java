@@ -6,6 +6,7 @@ import static dev.pread.bench.raw.StrategyRegistry.DIR_NIOFS;
 import static dev.pread.bench.raw.StrategyRegistry.DIR_PREAD;
 
 import com.google.gson.GsonBuilder;
+import dev.pread.bench.pressure.LimitKeeper;
 import dev.pread.bench.raw.PrefetchDistanceRun;
 import dev.pread.bench.raw.PrefetchLatencyRun;
 import java.io.IOException;
@@ -448,7 +449,7 @@ public final class Report {
       int writes = 0;
       for (Results.Changing c : r.changing) {
         if (c.failure == null && c.limitWrites > 0) {
-          widest = Math.max(widest, Math.max(Math.abs(c.limitHighestBytes - c.limitBytes), Math.abs(c.limitLowestBytes - c.limitBytes)));
+          widest = Math.max(widest, LimitKeeper.widestMove(c.limitBytes, c.limitLowestBytes, c.limitHighestBytes));
           writes += c.limitWrites;
         }
       }
