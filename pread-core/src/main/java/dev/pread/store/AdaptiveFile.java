@@ -34,6 +34,16 @@ final class AdaptiveFile {
    */
   static final int MAPPED = 0, CACHE = 1, PAGE_CACHE = 3, TRUNCATED = 2;
 
+  /**
+   * The buffer of the reader that reads this file through the page cache, and so its largest
+   * refill: twice {@code PreadDirectory}'s default. On that path memory is short and a miss is a
+   * read from storage the query waits for; a stored document's compressed block (header,
+   * dictionary and the sub-blocks up to the document) mostly fits in 32 KiB, so that its fetch is
+   * one read rather than two or three ({@link RunLengths}). A clone's buffer grows to it only in a
+   * file read in runs that long.
+   */
+  static final int PAGE_CACHE_BUFFER_SIZE = 32 * 1024;
+
   /** A read path's name, for messages. */
   static String pathName(int path) {
     return switch (path) {
@@ -235,7 +245,7 @@ final class AdaptiveFile {
       // disk busy on this path, and an idle merge there wrote a fifth of what MMapDirectory's did.
       // A query's reads go first while the disk is slow (SlowReads).
       pageCache = new PreadIndexInput("AdaptiveIndexInput(path=\"" + path + "\", page cache)",
-          new PageCacheSource(file, usesCache ? SlowReads.SHARED : null), PreadDirectory.DEFAULT_BUFFER_SIZE, true);
+          new PageCacheSource(file, usesCache ? SlowReads.SHARED : null), PAGE_CACHE_BUFFER_SIZE, true);
     }
     return pageCache;
   }

@@ -16,12 +16,15 @@ import org.apache.lucene.util.BitUtil;
  * kernel's readahead: after a jump a refill reads {@link InputSource#minRefill()} bytes ({@value
  * #MIN_REFILL} from the page cache, where each refill is a system call; less from a block cache,
  * where it is a copy) or what the read
- * needs), and each refill that continues where the previous physical read ended doubles, up to the
- * buffer size. A random small read so copies little, and sequential decoding makes few syscalls.
- * From the page cache, the first refill after a jump is instead the size the runs of this file
- * usually reach ({@link RunLengths}, shared with clones; a slice learns its own): a file decoded in
- * runs of several KiB after each seek (stored fields) then reads each run with one system call,
- * one wait for storage when the pages are not cached, rather than one per step of the ramp.
+ * needs), and each refill that continues where the previous physical read ended doubles (from the
+ * page cache: grows four-fold, below), up to the buffer size. A random small read so copies little,
+ * and sequential decoding makes few syscalls.
+ * From the page cache, the first refill after a jump is instead a size that covers most of the
+ * runs this file is read in ({@link RunLengths}, shared with clones; a slice learns its own; a
+ * forward skip within the buffer size of a run's start counts in the run), and a refill that
+ * continues a run grows four-fold: a file decoded in runs of several KiB after each seek (stored
+ * fields) then reads most runs with one system call, one wait for storage when the pages are not
+ * cached, rather than one per step of the ramp.
  * Reads of at least the buffer size go straight to the caller's array. Positional ({@link
  * RandomAccessInput}) reads use the same buffer and may move the file pointer, as {@link
  * org.apache.lucene.store.BufferedIndexInput}'s do: use a dedicated {@link #randomAccessSlice}.
@@ -262,21 +265,25 @@ final class PreadIndexInput extends SourceIndexInput {
    */
   private int refillSizeAt(long position) {
     if (position == nextSequential) {
-      return Math.min(refillSize << 1, bufferSize);
+      // From the page cache a run longer than the first refill is longer than most: each step of
+      // the ramp may be a wait for storage, so it grows four-fold rather than doubling.
+      return Math.min(refillSize << (runs == null ? 1 : 2), bufferSize);
     }
     return runs == null ? minRefill : runs.firstRefill(minRefill, bufferSize);
   }
 
   /**
    * Notes a physical read of at least {@code needed} bytes at {@code position}: one that continues
-   * the previous physical read extends the current run; any other ends it (counting it in {@link
-   * #runs}) and starts a new one.
+   * the previous physical read, or that lies within the buffer size of the current run's start,
+   * extends the current run; any other ends it (counting it in {@link #runs}) and starts a new one.
    */
   private void startOrExtendRun(long position, int needed) {
     if (runs == null) {
       return;
     }
-    if (position == nextSequential) {
+    if (position == nextSequential || (runStart >= 0 && position >= runStart && position + needed - runStart <= bufferSize)) {
+      // Continues the previous read, or one refill of the largest size at the run's start would
+      // have covered it too (a skip over the sub-blocks before a stored document): the same run.
       runEnd = Math.max(runEnd, position + needed);
       return;
     }

@@ -6,32 +6,53 @@ package dev.pread.store;
  * one system call instead of ramping up to it.
  *
  * <p>A run starts at a refill that does not continue the previous one and ends where the reads
- * that followed stopped. Decoding a stored-fields block reads one run of several KiB after each
- * seek, and from storage each refill of the doubling ramp (1 KiB, 2 KiB, 4 KiB ...) is a read the
- * query waits for in turn; a terms-dictionary lookup or a postings list of a rare term reads well
- * under 1 KiB. The estimate is a moving average of the runs' sizes in powers of two (a geometric
- * mean, each run weighing 1/16: one long scan moves it by a quarter of a power of two at most),
- * each run counted between the smallest and the largest refill. A file read in short runs so keeps
- * the smallest first refill, and one read in long runs gets a first refill of their typical size.
- * The cost: a first refill larger than the run it starts reads bytes nobody asked for, which the
- * average keeps to files whose runs are mostly that long.
+ * that followed stopped; a forward skip that one refill of the largest size from the run's start
+ * would have covered belongs to the run ({@link PreadIndexInput}). Fetching a stored document
+ * reads its compressed block's header and dictionary, skips the sub-blocks before the document,
+ * and reads on from there: several KiB after each seek, and from storage each refill of the ramp
+ * is a read the query waits for in turn; a terms-dictionary lookup or a vector reads about 1 KiB.
  *
- * <p>Shared by an input and its clones; updated and read without synchronization (a lost update
- * only leaves one run out of the average).
+ * <p>The estimate is a histogram of the runs' sizes in steps of an eighth of a power of two,
+ * between the smallest and the largest refill, in which each run weighs 1/16 and the weight of
+ * the earlier runs decays to make room for it. The first refill is the size that five runs in six
+ * fit in: a file read in runs of one size gets a first refill of that size (at most 9% above it),
+ * one read in runs of many sizes (stored documents of different lengths) one that covers most of
+ * them, and one long scan among short runs (a sixteenth of the weight) changes nothing.
+ *
+ * <p>The trade-off: a first refill larger than the run it starts reads bytes nobody asked for. A
+ * page the kernel has cached costs a copy; one it has not is read in the same request as the
+ * rest, so on a miss the extra bytes cost bandwidth and their transfer time but no request of
+ * their own: on a volume that caps reads a second, a run read in one request instead of two or
+ * three is what counts.
+ *
+ * <p>Shared by an input and its clones; updated and read without synchronization (a lost or torn
+ * update only misweighs a run or two; every count stays between 0 and 1).
  */
 final class RunLengths {
-  /** Each run moves the average by this share of the distance to it. */
+  /** Each run's weight; the earlier runs' weights shrink by this share. */
   private static final double WEIGHT = 1.0 / 16;
+
+  /** Histogram steps a power of two. */
+  private static final int STEPS = 8;
+
+  /** The share of the runs the first refill covers. */
+  private static final double COVERED = 5.0 / 6;
 
   private static final double LN_2 = Math.log(2);
 
   private final double minLog2;
   private final double maxLog2;
 
-  /** The average of the runs' log2 sizes; plain, benign races. */
-  private double log2Average;
+  /**
+   * The runs' weights by size: bucket {@code i} holds the runs of at most {@code 2^(minLog2 + i /
+   * STEPS)} bytes (and more than the bucket below); plain, benign races.
+   */
+  private final double[] weights;
 
-  /** {@code 2^log2Average}, rounded up; plain, benign races. */
+  /** The total weight; 0 until the first run. Plain, benign races. */
+  private double total;
+
+  /** The first refill learned so far; plain, benign races. */
   private int typical;
 
   /**
@@ -44,7 +65,7 @@ final class RunLengths {
     }
     this.minLog2 = log2(minRefill);
     this.maxLog2 = log2(maxRefill);
-    this.log2Average = minLog2;
+    this.weights = new double[(int) Math.ceil((maxLog2 - minLog2) * STEPS) + 1];
     this.typical = minRefill;
   }
 
@@ -54,12 +75,24 @@ final class RunLengths {
 
   /** Counts a run of {@code bytes} bytes read after a jump (at least 1). */
   void record(long bytes) {
-    double average = log2Average + (Math.clamp(log2(bytes), minLog2, maxLog2) - log2Average) * WEIGHT;
-    log2Average = average;
-    typical = (int) Math.ceil(Math.pow(2, average));
+    double[] w = weights;
+    int bucket = (int) Math.ceil((Math.clamp(log2(bytes), minLog2, maxLog2) - minLog2) * STEPS - 1e-9);
+    bucket = Math.clamp(bucket, 0, w.length - 1);
+    for (int i = 0; i < w.length; i++) {
+      w[i] *= 1 - WEIGHT;
+    }
+    w[bucket] += WEIGHT;
+    double sum = total * (1 - WEIGHT) + WEIGHT;
+    total = sum;
+    double covered = 0;
+    int i = 0;
+    while (i < w.length - 1 && (covered += w[i]) < COVERED * sum) {
+      i++;
+    }
+    typical = (int) Math.ceil(Math.pow(2, Math.min(maxLog2, minLog2 + (double) i / STEPS)) - 1e-6);
   }
 
-  /** The first refill after a jump: the typical run, within the bounds. */
+  /** The first refill after a jump: the size five of six recent runs fit in, within the bounds. */
   int firstRefill(int minRefill, int maxRefill) {
     return Math.clamp(typical, minRefill, maxRefill);
   }
