@@ -125,7 +125,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
 
   /** What the page-cache path learns of this input's runs: a compound file's parts each learn their own. */
   private static RunLengths newRunLengths() {
-    return new RunLengths(PreadIndexInput.MIN_REFILL, PreadDirectory.DEFAULT_BUFFER_SIZE);
+    return new RunLengths(PreadIndexInput.MIN_REFILL, AdaptiveFile.PAGE_CACHE_BUFFER_SIZE);
   }
 
   private AdaptiveIndexInput(

@@ -368,30 +368,41 @@ public class TestAdaptiveInputs extends LuceneTestCase {
         IndexInput in = d.openInput("f", IOContext.DEFAULT)) {
       untilThePageCache(d, in);
       AdaptiveIndexInput input = (AdaptiveIndexInput) in;
-      int run = 10_000;
-      int first = -1;
-      int last = 0;
-      for (int i = 0; i < 60; i++) {
-        int start;
-        do { // far from the last run, so that the first read of this one leaves the reader's buffer
-          start = r.nextInt(content.length - run);
-        } while (Math.abs(start - last) < 4 * PreadDirectory.DEFAULT_BUFFER_SIZE);
-        last = start + run;
-        input.seek(start);
-        for (int done = 0; done < run; ) {
-          int n = Math.min(run - done, 1 + r.nextInt(300));
-          byte[] b = new byte[n];
-          input.readBytes(b, 0, n);
-          if (done == 0) {
-            first = input.pageCacheRefillSize();
-          }
-          assertArrayEquals(java.util.Arrays.copyOfRange(content, start + done, start + done + n), b);
-          done += n;
-        }
-      }
+      int first = readRuns(input, content, r, 10_000);
       assertEquals("reads do not switch the path", AdaptiveDirectory.ReadPath.PAGE_CACHE, d.readPath());
       assertTrue("runs of 10,000 bytes: a first refill that holds each: " + first, first >= 10_000 && first <= 10_907);
+      first = readRuns(input, content, r, 24_000);
+      assertTrue("runs of 24,000 bytes, past PreadDirectory's 16 KiB buffer: the page-cache reader's 32 KiB"
+          + " holds each: " + first, first >= 24_000 && first <= AdaptiveFile.PAGE_CACHE_BUFFER_SIZE);
     }
+  }
+
+  /**
+   * Reads 60 runs of {@code run} bytes at random places far apart through {@code input}, in
+   * pieces of random sizes, checking every byte; returns the first refill of the last run.
+   */
+  private static int readRuns(AdaptiveIndexInput input, byte[] content, Random r, int run) throws IOException {
+    int first = -1;
+    int last = 0;
+    for (int i = 0; i < 60; i++) {
+      int start;
+      do { // far from the last run, so that the first read of this one leaves the reader's buffer
+        start = r.nextInt(content.length - run);
+      } while (Math.abs(start - last) < 4 * AdaptiveFile.PAGE_CACHE_BUFFER_SIZE);
+      last = start + run;
+      input.seek(start);
+      for (int done = 0; done < run; ) {
+        int n = Math.min(run - done, 1 + r.nextInt(300));
+        byte[] b = new byte[n];
+        input.readBytes(b, 0, n);
+        if (done == 0) {
+          first = input.pageCacheRefillSize();
+        }
+        assertArrayEquals(java.util.Arrays.copyOfRange(content, start + done, start + done + n), b);
+        done += n;
+      }
+    }
+    return first;
   }
 
   /**
