@@ -278,6 +278,9 @@ public class TestPrefetch extends LuceneTestCase {
         Content.awaitParked(reader);
         gate.release();
         reader.join();
+        // The reader can return (with the bytes, or the error) before the prefetch thread has
+        // counted its blocks out: nothing may stay in flight once it has.
+        Content.awaitPrefetches(cache);
         BlockCacheStats s = cache.stats();
         if (failures == 1) {
           assertNull(failure.get());
@@ -290,7 +293,6 @@ public class TestPrefetch extends LuceneTestCase {
           assertTrue(t.getMessage(), t.getMessage().contains(p.toString()) && t.getMessage().contains("EIO"));
           assertEquals(s.toString(), 2, s.loadFailures());
         }
-        assertEquals(s.toString(), 0, s.prefetchInFlight());
         // Nothing is left loading: the whole file reads.
         byte[] all = new byte[8 * BLOCK];
         f.read(0, all, 0, all.length);
