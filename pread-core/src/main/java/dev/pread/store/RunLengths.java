@@ -49,9 +49,6 @@ final class RunLengths {
    */
   private final double[] weights;
 
-  /** The total weight; 0 until the first run. Plain, benign races. */
-  private double total;
-
   /** The first refill learned so far; plain, benign races. */
   private int typical;
 
@@ -78,12 +75,11 @@ final class RunLengths {
     double[] w = weights;
     int bucket = (int) Math.ceil((Math.clamp(log2(bytes), minLog2, maxLog2) - minLog2) * STEPS - 1e-9);
     bucket = Math.clamp(bucket, 0, w.length - 1);
+    double sum = WEIGHT;
     for (int i = 0; i < w.length; i++) {
-      w[i] *= 1 - WEIGHT;
+      sum += w[i] *= 1 - WEIGHT;
     }
     w[bucket] += WEIGHT;
-    double sum = total * (1 - WEIGHT) + WEIGHT;
-    total = sum;
     double covered = 0;
     int i = 0;
     while (i < w.length - 1 && (covered += w[i]) < COVERED * sum) {
