@@ -222,6 +222,9 @@ final class BenchCommand implements Callable<Integer> {
   @Option(names = "--jit-warmup-seconds", description = "Seconds of queries each worker runs at 1 thread before it measures, for the JIT (default: 2; 5 with --full).")
   Double jitWarmupSeconds;
 
+  @Option(names = "--jit-settle-seconds", description = "Under a limit (pressure, throttled, merge, neighbour): the longest each worker runs queries after its warm-up, waiting for its JIT compiler threads to use at most 10%% of a core over 1 s, before it measures (default: 0, no wait, which keeps the default run short; 20 with --full).")
+  Double settleCapSeconds;
+
   @Option(names = "--cold-seconds", description = "Seconds of queries measured after dropping the cache (default: 3; 30 with --full).")
   Double coldSeconds;
 
@@ -306,6 +309,10 @@ final class BenchCommand implements Callable<Integer> {
     if (deviceReadAheadKb != null && deviceReadAheadKb < 0) {
       throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
           "--device-read-ahead-kb must not be negative (got " + deviceReadAheadKb + ")");
+    }
+    if (settleCapSeconds != null && !(settleCapSeconds >= 0)) {
+      throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
+          "--jit-settle-seconds must be 0 or more (got " + settleCapSeconds + ")");
     }
     p.size = Format.parseBytes(fileSize != null ? fileSize : full ? "4g" : "1g");
     p.warmThreads = threads != null ? threads : full ? List.of(1, 2, 4, 8) : List.of(1, 2);
@@ -634,6 +641,7 @@ final class BenchCommand implements Callable<Integer> {
     o.coldSeconds = coldSeconds != null ? coldSeconds : full ? 30 : 3;
     o.pressureSeconds = querySeconds != null ? querySeconds : full ? 10 : 2;
     o.pressureWarmupCapSeconds = full ? 30 : 4;
+    o.settleCapSeconds = settleCapSeconds != null ? settleCapSeconds : full ? 20 : 0;
     o.jitWarmupSeconds = jitWarmupSeconds != null ? jitWarmupSeconds : full ? 5 : 2;
     o.pressureHeap = pressureSetup.heap;
     o.pressureOverhead = 192L << 20;

@@ -58,6 +58,8 @@ public final class LuceneBench {
     public double coldSeconds;
     public double pressureSeconds;
     public double pressureWarmupCapSeconds;
+    /** The cap on a pressure-like worker's wait for its JIT compiler to fall quiet before it measures. */
+    public double settleCapSeconds;
     public double jitWarmupSeconds;
     public String pressureHeap;
     public long pressureOverhead;
@@ -349,6 +351,10 @@ public final class LuceneBench {
                 }
                 r.disturbed.add(d);
               }
+              if (w.lucene != null && w.lucene.settleSeconds >= 0) {
+                r.lucene.settles.computeIfAbsent(regime, key -> new java.util.ArrayList<>()).add(String.format(Locale.ROOT,
+                    "%s %.1f s%s", name, w.lucene.settleSeconds, w.lucene.settleQuiet ? "" : " (not quiet at the cap)"));
+              }
               if (w.lucene != null && w.lucene.pressureLimit > 0) {
                 r.lucene.pressureLimit = w.lucene.pressureLimit;
                 r.lucene.pressureOtherBytes = w.lucene.pressureOtherBytes;
@@ -381,7 +387,7 @@ public final class LuceneBench {
           + " page cache over a further quarter of that warm-up (sampled every 10 ms; the blocks of a cache of our own"
           + " count inside the budget) plus the budget, so that every Directory gets the budget beside its"
           + " steady-state memory rather than beside what it held after compiling (a Directory that took another read"
-          + " path under the limit compiled it in the warm-up), runs another quarter of the warm-up, and measures"
+          + " path under the limit compiled it in the warm-up), runs another quarter of the warm-up,%s and measures"
           + " %.1f s per thread count; %d round(s), Directories rotated. While a cell runs, the page cache stays at"
           + " the budget: every %d ms the worker sets the limit to what it holds besides page cache (the blocks of a"
           + " cache of our own inside the budget) plus the budget, when that moved by 1 MiB or more, since what a JVM"
@@ -392,7 +398,8 @@ public final class LuceneBench {
           + " dir-adaptive gets no size from the bench: it sizes itself from the cgroup."
           + " dir-cached reads with O_DIRECT into a block cache inside the same limit: %s. %s",
           o.pressureHeap, where, o.jitWarmupSeconds, Format.size(indexBytes), Format.size(budget),
-          o.pressureWarmupCapSeconds, o.pressureSeconds, o.pressureRounds, QueryWorkerCommand.LIMIT_KEEPER_MILLIS,
+          o.pressureWarmupCapSeconds, settleSentence(o, r),
+          o.pressureSeconds, o.pressureRounds, QueryWorkerCommand.LIMIT_KEEPER_MILLIS,
           limitMoves(r, "pressure"), Format.size(r.lucene.pressureOtherBytes), hits,
           minCache == Long.MAX_VALUE ? "?" : Format.size(minCache), minCache == Long.MAX_VALUE ? "?" : Format.size(maxCache),
           r.lucene.cachedSizing == null ? "did not run" : r.lucene.cachedSizing, slackMethod(o)));
@@ -422,19 +429,20 @@ public final class LuceneBench {
     String operatorThreads = java.util.Arrays.toString(o.threadsOf("merge"));
     if (regimes.contains("throttled")) {
       r.regimes.put("lucene throttled", String.format(Locale.ROOT, "the pressure regime (the same limit and budget,"
-          + " set up the same way, the page cache kept at the budget the same way; %s) with the worker also in an I/O"
+          + " set up the same way, the page cache kept at the budget the same way; %s; %s) with the worker also in an I/O"
           + " cgroup that caps the reads of the index's disk"
           + " like a general-purpose cloud volume: %s. Device reads per query are the group's own reads of that"
-          + " disk. Directories: %s; threads %s", limitMoves(r, "throttled"), r.lucene.throttle, operatorDirs, operatorThreads));
+          + " disk. Directories: %s; threads %s", limitMoves(r, "throttled"), settles(r, "throttled"), r.lucene.throttle,
+          operatorDirs, operatorThreads));
     }
     if (regimes.contains("merge")) {
       r.regimes.put("lucene merge", String.format(Locale.ROOT, "search during a merge, under the pressure regime's"
-          + " limit (set up the same way). Per thread count, queries run without pause: %.1f s before; then another"
+          + " limit (set up the same way; %s). Per thread count, queries run without pause: %.1f s before; then another"
           + " thread opens an IndexWriter on the same index through the same Directory and force-merges it to one"
           + " segment (stopped and rolled back if still running after %.0f s), reading every segment as Lucene merges do and writing the merged one, which"
           + " is rolled back at the end so the index is unchanged; then %.1f s after.%s Recovery: from the merge's end"
           + " to the first of %d intervals of %.0f s in a row at %.0f%% of the QPS before. Hit ratio: of the block"
-          + " cache of the Directories that have one. Directories: %s; threads %s", o.disturbedBeforeSeconds,
+          + " cache of the Directories that have one. Directories: %s; threads %s", settles(r, "merge"), o.disturbedBeforeSeconds,
           o.mergeCapSeconds, o.disturbedAfterSeconds,
           r.lucene.mergeDirtyLimit == null ? "" : " Cgroup v1 does not bound a group's dirty pages, and the merge's"
               + " writes got every worker OOM-killed under the limit: the machine's " + r.lucene.mergeDirtyLimit
@@ -443,10 +451,10 @@ public final class LuceneBench {
     }
     if (regimes.contains("neighbour")) {
       r.regimes.put("lucene neighbour", String.format(Locale.ROOT, "a noisy neighbour, under the pressure regime's"
-          + " limit (set up the same way). Per thread count, queries run without pause: %.1f s before; then a second"
+          + " limit (set up the same way; %s). Per thread count, queries run without pause: %.1f s before; then a second"
           + " process in the same memory group (a shell looping cat over a %s file, as a snapshot upload or log"
           + " shipper would; the disk's own readahead applies) for %.1f s; then it is killed and %.1f s are measured"
-          + " after. Recovery as in the merge regime. Directories: %s; threads %s", o.disturbedBeforeSeconds,
+          + " after. Recovery as in the merge regime. Directories: %s; threads %s", settles(r, "neighbour"), o.disturbedBeforeSeconds,
           Format.size(o.neighbourFileBytes), o.neighbourSeconds, o.disturbedAfterSeconds, operatorDirs,
           operatorThreads));
     }
@@ -589,6 +597,24 @@ public final class LuceneBench {
   }
 
   /** The widest move of the limit within a cell of {@code regime}, in words. */
+  /** The pressure regime's wait for the JIT, in words: a clause that follows the warm-ups. */
+  private static String settleSentence(Options o, Results r) {
+    if (o.settleCapSeconds <= 0) {
+      return " no wait for the JIT after it (--jit-settle-seconds 0),";
+    }
+    return String.format(Locale.ROOT, " then queries until its JIT compiler threads used at most %.0f%% of a core over"
+        + " %.0f s (cap %.0f s; %s): a Directory whose read path changed under the limit recompiles the loops that"
+        + " inlined it, and on two cores a cell measured while the JIT compiles measures the JIT,",
+        QueryWorkerCommand.SETTLE_COMPILER_SHARE * 100, QueryWorkerCommand.SETTLE_WINDOW_MILLIS / 1000.0,
+        o.settleCapSeconds, settles(r, "pressure"));
+  }
+
+  /** The waits for the JIT of a pressure-like regime's workers, in words. */
+  private static String settles(Results r, String regime) {
+    java.util.List<String> s = r.lucene.settles.get(regime);
+    return s == null ? "no wait for the JIT" : "waited for the JIT: " + String.join(", ", s);
+  }
+
   private static String limitMoves(Results r, String regime) {
     long widest = 0;
     int writes = 0;
@@ -659,6 +685,7 @@ public final class LuceneBench {
     };
     spec.jitWarmupSeconds = o.jitWarmupSeconds;
     spec.warmupCapSeconds = o.pressureWarmupCapSeconds;
+    spec.settleCapSeconds = o.settleCapSeconds;
     spec.warmupBytes = budget;
     spec.pageCacheBudget = budget;
     spec.mixRecipes = mix.recipes();

@@ -69,6 +69,14 @@ public final class QueryWorkerCommand implements Callable<Integer> {
   /** How often a pressure or throttled cell's {@link LimitKeeper} looks at the group. */
   static final long LIMIT_KEEPER_MILLIS = 20;
 
+  /**
+   * After the warm-ups under the limit, queries go on until the JIT compiler threads used at most
+   * this share of one core over {@link #SETTLE_WINDOW_MILLIS} ({@link SteadyState#compilerQuiet}).
+   */
+  static final double SETTLE_COMPILER_SHARE = 0.10;
+
+  static final long SETTLE_WINDOW_MILLIS = 1000;
+
   /** What the parent asks for. */
   static final class Spec {
     String index;
@@ -81,6 +89,8 @@ public final class QueryWorkerCommand implements Callable<Integer> {
     int firstQuery;
     double jitWarmupSeconds;
     double warmupCapSeconds;
+    /** Pressure and the regimes set up like it: the cap on the wait for the JIT to fall quiet. */
+    double settleCapSeconds;
     long warmupBytes;
     long pageCacheBudget;
     /** The query mix as {@link QueryMix#recipes}, and its {@link QueryMix#fingerprint}. */
@@ -273,6 +283,11 @@ public final class QueryWorkerCommand implements Callable<Integer> {
           MemoryCgroup.setOwnLimit(r.lucene.pressureLimit);
           SteadyState.readFromStorage(spec.warmupBytes / 4, spec.warmupCapSeconds / 4,
               slice -> next[0] += (int) QueryRun.run(searcher, mix, spec.reference, 1, next[0], 250, name).queries());
+          SteadyState.Settle settle = SteadyState.compilerQuiet(SETTLE_COMPILER_SHARE, SETTLE_WINDOW_MILLIS,
+              spec.settleCapSeconds,
+              slice -> next[0] += (int) QueryRun.run(searcher, mix, spec.reference, 1, next[0], 250, name).queries());
+          r.lucene.settleSeconds = settle.seconds();
+          r.lucene.settleQuiet = settle.quiet();
           MemoryCgroup.resetOwnPeak();
           first = next[0];
           for (int t : spec.threads) {

@@ -161,6 +161,14 @@ public final class Results {
     public long pressureLimit = -1;
     public long pressureLimitAtOpen = -1;
     public long pressureOtherBytes = -1;
+    /**
+     * Pressure and the regimes set up like it, in a worker: the seconds it waited for its JIT
+     * compiler to fall quiet after the warm-ups, and whether it did within the cap (-1: no wait).
+     */
+    public double settleSeconds = -1;
+    public boolean settleQuiet;
+    /** The same, gathered by the parent: per regime, one entry per worker ("dir-x 1.2 s"). */
+    public java.util.Map<String, java.util.List<String>> settles = new java.util.TreeMap<>();
     /** Pressure, dir-cached: its cache, and the page-cache budget minus it (the slack), by how it was measured. */
     public long cachedPressureBytes = -1;
     public long cachedSlackBytes = -1;
