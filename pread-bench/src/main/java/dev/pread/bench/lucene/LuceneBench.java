@@ -596,7 +596,6 @@ public final class LuceneBench {
     return LimitKeeper.widestMove(c.limitStartBytes, c.limitLowestBytes, c.limitHighestBytes);
   }
 
-  /** The widest move of the limit within a cell of {@code regime}, in words. */
   /** The pressure regime's wait for the JIT, in words: a clause that follows the warm-ups. */
   private static String settleSentence(Options o, Results r) {
     if (o.settleCapSeconds <= 0) {
@@ -615,6 +614,7 @@ public final class LuceneBench {
     return s == null ? "no wait for the JIT" : "waited for the JIT: " + String.join(", ", s);
   }
 
+  /** The widest move of the limit within a cell of {@code regime}, in words. */
   private static String limitMoves(Results r, String regime) {
     long widest = 0;
     int writes = 0;

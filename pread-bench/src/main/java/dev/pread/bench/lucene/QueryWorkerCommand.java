@@ -283,11 +283,13 @@ public final class QueryWorkerCommand implements Callable<Integer> {
           MemoryCgroup.setOwnLimit(r.lucene.pressureLimit);
           SteadyState.readFromStorage(spec.warmupBytes / 4, spec.warmupCapSeconds / 4,
               slice -> next[0] += (int) QueryRun.run(searcher, mix, spec.reference, 1, next[0], 250, name).queries());
-          SteadyState.Settle settle = SteadyState.compilerQuiet(SETTLE_COMPILER_SHARE, SETTLE_WINDOW_MILLIS,
-              spec.settleCapSeconds,
-              slice -> next[0] += (int) QueryRun.run(searcher, mix, spec.reference, 1, next[0], 250, name).queries());
-          r.lucene.settleSeconds = settle.seconds();
-          r.lucene.settleQuiet = settle.quiet();
+          if (spec.settleCapSeconds > 0) {
+            SteadyState.Settle settle = SteadyState.compilerQuiet(SETTLE_COMPILER_SHARE, SETTLE_WINDOW_MILLIS,
+                spec.settleCapSeconds,
+                slice -> next[0] += (int) QueryRun.run(searcher, mix, spec.reference, 1, next[0], 250, name).queries());
+            r.lucene.settleSeconds = settle.seconds();
+            r.lucene.settleQuiet = settle.quiet();
+          }
           MemoryCgroup.resetOwnPeak();
           first = next[0];
           for (int t : spec.threads) {
