@@ -259,8 +259,9 @@ public final class QueryWorkerCommand implements Callable<Integer> {
         try (Directory d = StrategyRegistry.openDirectory(name, index, settings); DirectoryReader reader = DirectoryReader.open(d)) {
           IndexSearcher searcher = new IndexSearcher(reader);
           int[] next = {first};
-          SteadyState.readFromStorage(spec.warmupBytes, spec.warmupCapSeconds,
-              slice -> next[0] += (int) QueryRun.run(searcher, mix, spec.reference, 1, next[0], 250, name).queries());
+          // A quarter of a second of queries at 1 thread, untimed: the unit of every warm-up below.
+          SteadyState.Slice warm = slice -> next[0] += (int) QueryRun.run(searcher, mix, spec.reference, 1, next[0], 250, name).queries();
+          SteadyState.readFromStorage(spec.warmupBytes, spec.warmupCapSeconds, warm);
           // The budget is page cache beside what the worker holds in its steady state, not beside what
           // it held after compiling: the warm-up may have compiled another read path (an adaptive
           // directory's) and the C library may have kept memory freed since. The median over a further
@@ -268,8 +269,7 @@ public final class QueryWorkerCommand implements Callable<Integer> {
           // to the budget.
           GroupSampler sampler = GroupSampler.start(10, () -> CachedDirectories.allocatedBytes(d));
           try {
-            SteadyState.readFromStorage(spec.warmupBytes / 4, spec.warmupCapSeconds / 4,
-                slice -> next[0] += (int) QueryRun.run(searcher, mix, spec.reference, 1, next[0], 250, name).queries());
+            SteadyState.readFromStorage(spec.warmupBytes / 4, spec.warmupCapSeconds / 4, warm);
           } finally {
             sampler.close();
           }
@@ -281,12 +281,10 @@ public final class QueryWorkerCommand implements Callable<Integer> {
           r.lucene.pressureLimit = held + spec.pageCacheBudget;
           r.lucene.pressureOtherBytes = held;
           MemoryCgroup.setOwnLimit(r.lucene.pressureLimit);
-          SteadyState.readFromStorage(spec.warmupBytes / 4, spec.warmupCapSeconds / 4,
-              slice -> next[0] += (int) QueryRun.run(searcher, mix, spec.reference, 1, next[0], 250, name).queries());
+          SteadyState.readFromStorage(spec.warmupBytes / 4, spec.warmupCapSeconds / 4, warm);
           if (spec.settleCapSeconds > 0) {
             SteadyState.Settle settle = SteadyState.compilerQuiet(SETTLE_COMPILER_SHARE, SETTLE_WINDOW_MILLIS,
-                spec.settleCapSeconds,
-                slice -> next[0] += (int) QueryRun.run(searcher, mix, spec.reference, 1, next[0], 250, name).queries());
+                spec.settleCapSeconds, warm);
             r.lucene.settleSeconds = settle.seconds();
             r.lucene.settleQuiet = settle.quiet();
           }
