@@ -421,12 +421,27 @@ final class AdaptiveRegime {
     return openBytes.get();
   }
 
-  /** Looks at memory if a second has passed since the last look (every time in ALTERNATE mode). */
+  /**
+   * Looks at memory if a second has passed since the last look; in ALTERNATE mode, switches the
+   * path every time, but looks at the files' sizes only once a second as in the other modes: a
+   * {@code stat} of every open file at every clone would cost tests that clone often more than
+   * their reads.
+   */
   void maybeCheck() {
-    if (mode != Mode.ALTERNATE && System.nanoTime() - nextCheck < 0) {
-      return;
+    if (System.nanoTime() - nextCheck >= 0) {
+      check();
+    } else if (mode == Mode.ALTERNATE) {
+      if (!lock.tryLock()) {
+        return; // another thread is looking or switching
+      }
+      try {
+        alternate();
+      } catch (IOException e) {
+        readFailed(e);
+      } finally {
+        lock.unlock();
+      }
     }
-    check();
   }
 
   /**
@@ -446,23 +461,35 @@ final class AdaptiveRegime {
         return;
       }
       if (mode == Mode.ALTERNATE) {
-        // mappings -> block cache -> page cache -> mappings
-        int next = path == AdaptiveFile.MAPPED ? AdaptiveFile.CACHE
-            : path == AdaptiveFile.CACHE ? AdaptiveFile.PAGE_CACHE : AdaptiveFile.MAPPED;
-        if (next != AdaptiveFile.CACHE || cacheLocked(MIN_CACHE_BYTES) != null) {
-          switchTo(next, next != AdaptiveFile.MAPPED);
-        }
+        alternate();
         return;
       }
       decide();
     } catch (IOException e) {
-      if (!readFailureLogged) {
-        readFailureLogged = true;
-        LOG.log(System.Logger.Level.WARNING, "AdaptiveDirectory: cannot read memory figures (logged once; the mode stays "
-            + AdaptiveFile.pathName(path) + "): " + e.getMessage());
-      }
+      readFailed(e);
     } finally {
       lock.unlock();
+    }
+  }
+
+  /** Logs, once, a look that could not read memory figures or make the cache. Caller holds the lock. */
+  private void readFailed(IOException e) {
+    if (!readFailureLogged) {
+      readFailureLogged = true;
+      LOG.log(System.Logger.Level.WARNING, "AdaptiveDirectory: cannot read memory figures (logged once; the mode stays "
+          + AdaptiveFile.pathName(path) + "): " + e.getMessage());
+    }
+  }
+
+  /** ALTERNATE mode: mappings, then block cache, then page cache, then mappings. Caller holds the lock. */
+  private void alternate() throws IOException {
+    if (!nativeAccess) {
+      return;
+    }
+    int next = path == AdaptiveFile.MAPPED ? AdaptiveFile.CACHE
+        : path == AdaptiveFile.CACHE ? AdaptiveFile.PAGE_CACHE : AdaptiveFile.MAPPED;
+    if (next != AdaptiveFile.CACHE || cacheLocked(MIN_CACHE_BYTES) != null) {
+      switchTo(next, next != AdaptiveFile.MAPPED);
     }
   }
 
