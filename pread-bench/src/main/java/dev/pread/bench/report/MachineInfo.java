@@ -27,11 +27,20 @@ public final class MachineInfo {
         + " this JVM: " + JvmFlags.thisJvm());
     m.put("Vector API", JvmFlags.vectorModuleLoaded() ? JvmFlags.VECTOR_MODULE + " resolved (SIMD vector scoring)"
         : "NOT resolved in this JVM (start it with --add-modules " + JvmFlags.VECTOR_MODULE + "); worker JVMs get it");
+    // The data folder is made after this look in a fresh checkout: its nearest existing folder is
+    // on the same file system.
+    Path dir = dataFile.toAbsolutePath().getParent();
+    while (dir != null && !Files.exists(dir)) {
+      dir = dir.getParent();
+    }
     try {
-      FileStore store = Files.getFileStore(dataFile.toAbsolutePath().getParent());
+      if (dir == null) {
+        throw new IOException("no folder of " + dataFile.toAbsolutePath() + " exists");
+      }
+      FileStore store = Files.getFileStore(dir);
       m.put("file system", store.type() + " on " + store.name());
-      m.put("read_ahead_kb", DeviceReadAhead.current(dataFile.toAbsolutePath().getParent()));
-      m.put("I/O scheduler", DeviceScheduler.current(dataFile.toAbsolutePath().getParent()));
+      m.put("read_ahead_kb", DeviceReadAhead.current(dir));
+      m.put("I/O scheduler", DeviceScheduler.current(dir));
     } catch (IOException e) {
       m.put("file system", "unknown: " + e.getMessage());
     }

@@ -30,6 +30,15 @@ public class ReportLogicTest {
   }
 
   @Test
+  public void machineInfoNamesTheFileSystemOfADataFolderNotMadeYet() throws Exception {
+    Path root = tmp.newFolder().toPath();
+    java.util.Map<String, String> made = MachineInfo.collect(root.resolve("f.dat"));
+    java.util.Map<String, String> notYet = MachineInfo.collect(root.resolve("bench-data/deeper/f.dat"));
+    assertFalse(made.get("file system"), made.get("file system").startsWith("unknown"));
+    assertEquals(made.get("file system"), notYet.get("file system"));
+  }
+
+  @Test
   public void cacheAndMemoryTablesAndChecks() throws Exception {
     CacheUse a = new CacheUse();
     a.budgetBytes = 1 << 20;
