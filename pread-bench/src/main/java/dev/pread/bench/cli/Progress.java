@@ -45,8 +45,14 @@ public final class Progress implements AutoCloseable {
   private String message = "";
   /** The open nested progress's text; volatile, as the bar's estimate reads it on its own thread. */
   private volatile String nested = "";
-  /** When the nested progress now open started; its time counts in {@link #nestedNanos} at close. */
+  /**
+   * When the first of the nested progresses now open started; the time until the last of them
+   * closes counts in {@link #nestedNanos}, once however many overlap (a data file written beside an
+   * index build).
+   */
   private long nestedSince;
+  /** Nested progresses open now. */
+  private int nestedOpen;
   /**
    * Time spent in nested progresses that have closed (an index built once): left out of this
    * progress's rate, which counts its own steps only.
@@ -88,7 +94,7 @@ public final class Progress implements AutoCloseable {
       if (open == null) {
         open = p;
         lastLineNanos = Long.MIN_VALUE;
-      } else {
+      } else if (open.nestedOpen++ == 0) {
         open.nestedSince = open.nanos.getAsLong();
       }
       p.changed();
@@ -194,8 +200,10 @@ public final class Progress implements AutoCloseable {
   public void close() {
     synchronized (LOCK) {
       if (parent != null) {
-        parent.nestedNanos += parent.nanos.getAsLong() - parent.nestedSince;
-        parent.nested = "";
+        if (--parent.nestedOpen == 0) {
+          parent.nestedNanos += parent.nanos.getAsLong() - parent.nestedSince;
+          parent.nested = "";
+        }
         parent.changed();
         return;
       }

@@ -148,6 +148,19 @@ public final class LuceneBench {
   }
 
   public static void run(Results r, Options o, Consumer<String> step) throws Exception {
+    boolean anyLimited = o.pressure || o.changing || o.throttled || o.merge || o.neighbour;
+    Optional<String> noCgroup = anyLimited ? MemoryCgroup.unavailableReason() : Optional.empty();
+    // The raw section's data file when it has the size asked for (the default run's and --full's):
+    // one file written, not two. Written beside the index build, which runs on one thread.
+    Path neighbourFile = dev.pread.bench.jmh.BenchFiles.dataFile(o.dataDir, o.neighbourFileBytes);
+    java.util.concurrent.FutureTask<Void> neighbourWrite = null;
+    if (o.neighbour && noCgroup.isEmpty()) {
+      neighbourWrite = new java.util.concurrent.FutureTask<>(() -> {
+        DataFile.ensure(neighbourFile, o.neighbourFileBytes);
+        return null;
+      });
+      Thread.ofPlatform().name("neighbour-file").daemon().start(neighbourWrite);
+    }
     step.accept("lucene: index");
     Path index = BenchIndex.ensure(o.dataDir, o.corpus, o.indexSize);
     long indexBytes = BenchIndex.committedSizeOf(index);
@@ -167,8 +180,6 @@ public final class LuceneBench {
     r.lucene.mixSize = mix.size();
     r.lucene.mixFingerprint = mix.fingerprint();
     long budget = indexBytes / 4;
-    boolean anyLimited = o.pressure || o.changing || o.throttled || o.merge || o.neighbour;
-    Optional<String> noCgroup = anyLimited ? MemoryCgroup.unavailableReason() : Optional.empty();
     if (noCgroup.isPresent()) {
       r.skipped.add("lucene regimes under a memory limit (pressure, changing, throttled, merge, neighbour): "
           + noCgroup.get());
@@ -179,12 +190,16 @@ public final class LuceneBench {
     if (noThrottle.isPresent()) {
       r.skipped.add("lucene throttled: " + noThrottle.get());
     }
-    // The raw section's data file when it has the size asked for (the default run's and --full's):
-    // one file written, not two.
-    Path neighbourFile = dev.pread.bench.jmh.BenchFiles.dataFile(o.dataDir, o.neighbourFileBytes);
-    if (o.neighbour && noCgroup.isEmpty()) {
+    if (neighbourWrite != null) {
       step.accept("lucene: the neighbour's file");
-      DataFile.ensure(neighbourFile, o.neighbourFileBytes);
+      try {
+        neighbourWrite.get();
+      } catch (java.util.concurrent.ExecutionException e) {
+        if (e.getCause() instanceof IOException io) {
+          throw new IOException("writing the neighbour's file " + neighbourFile + ": " + io.getMessage(), io);
+        }
+        throw e;
+      }
     }
     List<String> regimes = new ArrayList<>();
     if (o.warm) {

@@ -49,6 +49,35 @@ public class ProgressTest {
   }
 
   @Test
+  public void overlappingNestedWorkIsLeftOutOfTheRateOnce() {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+    AtomicLong clock = new AtomicLong(100 * SECOND);
+    try (Progress bench = Progress.start("bench", 10, "", false, out, clock::get)) {
+      for (int i = 0; i < 4; i++) {
+        clock.addAndGet(SECOND);
+        bench.step();
+      }
+      clock.addAndGet(2 * SECOND);
+      Progress index = Progress.start("Indexing src.zip", 128, " MiB", false, out, clock::get); // from 6 s
+      clock.addAndGet(SECOND);
+      try (Progress file = Progress.start("Writing data.dat", 1024, " MiB", false, out, clock::get)) { // 7 s to 11 s
+        clock.addAndGet(4 * SECOND);
+        file.stepTo(1024);
+      }
+      clock.addAndGet(5 * SECOND);
+      index.stepTo(128);
+      index.close(); // at 16 s: nested work from 6 s to 16 s, 10 s
+      clock.addAndGet(SECOND);
+      bench.step();
+      clock.addAndGet(5 * SECOND);
+      bench.step(); // 6 steps in the 12 s left of 22: 2 s a step
+    }
+    String log = bytes.toString(StandardCharsets.UTF_8);
+    assertTrue(log, log.contains("bench: (6/10, 22 s elapsed, about 8 s left)"));
+  }
+
+  @Test
   public void withNothingOpenEachProgressIsTopLevelAgain() {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
