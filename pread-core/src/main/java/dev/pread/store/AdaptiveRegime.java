@@ -428,19 +428,9 @@ final class AdaptiveRegime {
    * their reads.
    */
   void maybeCheck() {
-    if (System.nanoTime() - nextCheck >= 0) {
-      check();
-    } else if (mode == Mode.ALTERNATE) {
-      if (!lock.tryLock()) {
-        return; // another thread is looking or switching
-      }
-      try {
-        alternate();
-      } catch (IOException e) {
-        readFailed(e);
-      } finally {
-        lock.unlock();
-      }
+    boolean due = System.nanoTime() - nextCheck >= 0;
+    if (due || mode == Mode.ALTERNATE) {
+      look(due);
     }
   }
 
@@ -449,13 +439,23 @@ final class AdaptiveRegime {
    * returns at once).
    */
   void check() {
+    look(true);
+  }
+
+  /**
+   * The look of {@link #check} if {@code full}; otherwise only ALTERNATE mode's switch. Returns at
+   * once if another thread is looking.
+   */
+  private void look(boolean full) {
     if (!lock.tryLock()) {
       return; // another thread is looking
     }
     try {
-      nextCheck = System.nanoTime() + CHECK_INTERVAL_NANOS;
-      for (AdaptiveFile f : files) {
-        f.checkSize();
+      if (full) {
+        nextCheck = System.nanoTime() + CHECK_INTERVAL_NANOS;
+        for (AdaptiveFile f : files) {
+          f.checkSize();
+        }
       }
       if (mode == Mode.MAPPED || mode == Mode.CACHED || !nativeAccess) {
         return;
@@ -483,9 +483,6 @@ final class AdaptiveRegime {
 
   /** ALTERNATE mode: mappings, then block cache, then page cache, then mappings. Caller holds the lock. */
   private void alternate() throws IOException {
-    if (!nativeAccess) {
-      return;
-    }
     int next = path == AdaptiveFile.MAPPED ? AdaptiveFile.CACHE
         : path == AdaptiveFile.CACHE ? AdaptiveFile.PAGE_CACHE : AdaptiveFile.MAPPED;
     if (next != AdaptiveFile.CACHE || cacheLocked(MIN_CACHE_BYTES) != null) {
