@@ -270,9 +270,8 @@ final class BenchCommand implements Callable<Integer> {
     long[] delays;
     List<String> regimes;
     boolean lucene;
+    /** Every part of raw: with --full, or --sections raw. */
     boolean raw;
-    /** All of raw, not only its warm regime: with --full or --sections. */
-    boolean rawAll;
     boolean cacheSections;
     boolean warm;
     boolean cold;
@@ -283,11 +282,11 @@ final class BenchCommand implements Callable<Integer> {
     CachePressureBench.Options zipf;
 
     boolean rawCold() {
-      return raw && cold && rawAll;
+      return raw && cold;
     }
 
     boolean rawPressure() {
-      return raw && pressure && rawAll;
+      return raw && pressure;
     }
 
     boolean cacheWarm() {
@@ -348,9 +347,8 @@ final class BenchCommand implements Callable<Integer> {
     }
     p.raw = chosen.contains("raw");
     p.lucene = chosen.contains("lucene");
-    p.rawAll = full || sections != null;
-    // The block-cache sections: part of raw when all of raw runs, or alone with --sections cache.
-    p.cacheSections = (p.raw && p.rawAll) || chosen.contains("cache");
+    // The block-cache sections: part of raw, or alone with --sections cache.
+    p.cacheSections = p.raw || chosen.contains("cache");
     if (!List.of("on", "off", "both").contains(cacheAdmission)) {
       throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
           "--cache-admission must be on, off or both (got '" + cacheAdmission + "')");
