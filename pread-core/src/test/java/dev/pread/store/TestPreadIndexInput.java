@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
@@ -271,24 +272,33 @@ public class TestPreadIndexInput extends LuceneTestCase {
 
   /**
    * Runs of many sizes: the first refill covers five in six of them, not their typical size. Runs
-   * drawn at random from sizes spread evenly in powers of two between 1 KiB and 32 KiB.
+   * drawn at random from sizes spread evenly in powers of two between 1 KiB and 32 KiB; each first
+   * refill is judged on the run that comes next, over 3000 runs after 1000 to learn from. One
+   * refill alone is too noisy to judge (the estimate follows the last few dozen runs): over 20,000
+   * seeds the share of next runs covered stayed between 0.82 and 0.85, and the median first refill
+   * between 17.8 and 21.3 KiB; one that followed the typical run would cover half.
    */
   public void testRunLengthsOfManySizesCoverFiveInSix() {
     RunLengths runs = new RunLengths(1024, 32768);
     java.util.Random r = new java.util.Random(random().nextLong());
-    List<Long> recent = new ArrayList<>();
-    for (int i = 0; i < 2000; i++) {
+    int[] firsts = new int[3000];
+    int covered = 0;
+    for (int i = 0; i < 4000; i++) {
       long run = Math.round(Math.pow(2, 10 + 5 * r.nextDouble()));
+      if (i >= 1000) {
+        int first = runs.firstRefill(1024, 32768);
+        firsts[i - 1000] = first;
+        if (run <= first) {
+          covered++;
+        }
+      }
       runs.record(run);
-      recent.add(run);
     }
-    int first = runs.firstRefill(1024, 32768);
-    List<Long> last = recent.subList(recent.size() - 64, recent.size());
-    long covered = last.stream().filter(x -> x <= first).count();
-    // The recent runs weigh the most: of the last 64, about five in six fit (the histogram's steps
-    // and the randomness move it by a few).
-    assertTrue("first refill " + first + " covers " + covered + " of the last 64 runs", covered >= 44 && covered <= 62);
-    assertTrue("well above the typical run (about 5.7 KiB): " + first, first >= 12_000);
+    double share = covered / (double) firsts.length;
+    assertTrue("first refills cover " + share + " of the runs that follow", share >= 0.78 && share <= 0.89);
+    Arrays.sort(firsts);
+    int median = firsts[firsts.length / 2];
+    assertTrue("median first refill well above the typical run (about 5.7 KiB): " + median, median >= 12_000);
   }
 
   /**
