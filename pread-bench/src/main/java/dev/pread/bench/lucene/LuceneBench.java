@@ -926,8 +926,9 @@ public final class LuceneBench {
 
   /** What each Directory name of the run stands for: class, configuration, JVM flags. */
   static List<Results.Legend> legend(Options o, long indexBytes, Results.Lucene lucene) {
-    String flags = String.format(Locale.ROOT, "%s; heap %s (warm, cold), %s (pressure, changing)",
-        JvmFlags.describeWorker("<heap>"), "1g", o.pressureHeap);
+    String flags = String.format(Locale.ROOT, "%s; heap %s (warm, cold); -XX:+AlwaysPreTouch and heap %s (restart),"
+        + " %s (pressure, changing, throttled, merge, neighbour)", JvmFlags.describeWorker("<heap>", false), "1g", "1g",
+        o.pressureHeap);
     List<Results.Legend> rows = new ArrayList<>();
     StrategyRegistry.LegendContext context = new StrategyRegistry.LegendContext(o.cacheBlockSize, o.cacheAdmission,
         indexBytes, lucene.cachedSizing);

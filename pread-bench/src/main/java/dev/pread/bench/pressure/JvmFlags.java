@@ -17,9 +17,17 @@ public final class JvmFlags {
   /** Flags of every benchmark JVM, each a single argument. */
   public static final List<String> PRODUCTION = List.of("--enable-native-access=ALL-UNNAMED", "--add-modules=" + VECTOR_MODULE);
 
-  /** The flags a worker JVM gets besides {@link #PRODUCTION}, for a heap of {@code heap}. */
-  static List<String> worker(String heap) {
-    return List.of("-Xmx" + heap, "-Xms" + heap, "-XX:+AlwaysPreTouch", "-XX:+UseSerialGC");
+  /**
+   * The flags a worker JVM gets besides {@link #PRODUCTION}, for a heap of {@code heap}. A worker
+   * that runs under a memory limit pre-touches its heap ({@code -XX:+AlwaysPreTouch}): the whole
+   * heap is charged to its cgroup from the start, so what it holds besides page cache does not grow
+   * into the page-cache budget while it is measured. One without a limit (warm and cold) need not:
+   * pre-touching a 1 GiB heap took 1 to 3.5 s of each such worker's start on 2 cores, and the
+   * pages its queries use are touched in its compile phase, before any cell is measured.
+   */
+  static List<String> worker(String heap, boolean preTouch) {
+    return preTouch ? List.of("-Xmx" + heap, "-Xms" + heap, "-XX:+AlwaysPreTouch", "-XX:+UseSerialGC")
+        : List.of("-Xmx" + heap, "-Xms" + heap, "-XX:+UseSerialGC");
   }
 
   private JvmFlags() {}
@@ -35,7 +43,7 @@ public final class JvmFlags {
   }
 
   /** How a worker JVM with a heap of {@code heap} is started, for the report. */
-  public static String describeWorker(String heap) {
-    return String.join(" ", PRODUCTION) + " " + String.join(" ", worker(heap));
+  public static String describeWorker(String heap, boolean preTouch) {
+    return String.join(" ", PRODUCTION) + " " + String.join(" ", worker(heap, preTouch));
   }
 }

@@ -62,12 +62,13 @@ public final class LiveWorker implements AutoCloseable {
   }
 
   /**
-   * Starts {@code command} of this jar with {@code spec} and a heap of {@code heap}, and waits until
-   * it is ready; lines that {@code progress} accepts go to {@code onLine}.
+   * Starts {@code command} of this jar with {@code spec} and a heap of {@code heap}, not pre-touched
+   * (a live worker serves the warm and cold cells, without a memory limit: {@link JvmFlags#worker}),
+   * and waits until it is ready; lines that {@code progress} accepts go to {@code onLine}.
    */
   public static LiveWorker start(String command, Object spec, String heap, Predicate<String> progress,
       Consumer<String> onLine) throws Exception {
-    return start(command, spec, files -> WorkerProcess.command(JvmFlags.worker(heap), command, "--spec",
+    return start(command, spec, files -> WorkerProcess.command(JvmFlags.worker(heap, false), command, "--spec",
         files[0].toString(), "--out", files[1].toString()), progress, onLine);
   }
 

@@ -77,7 +77,7 @@ public final class WorkerProcess {
     try {
       Gson gson = new Gson();
       Files.writeString(specFile, gson.toJson(spec));
-      List<String> cmd = command(JvmFlags.worker(heap), command, "--spec", specFile.toString(), "--out",
+      List<String> cmd = command(JvmFlags.worker(heap, true), command, "--spec", specFile.toString(), "--out",
           outFile.toString());
       if (io != null) {
         cmd = io.wrap(cmd);

@@ -22,9 +22,10 @@ public final class MachineInfo {
     m.put("arch", System.getProperty("os.arch"));
     m.put("jdk", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
     m.put("heap max", Format.bytes(Runtime.getRuntime().maxMemory()));
-    m.put("JVM flags", "worker JVMs (one per Directory and regime) and JMH forks: " + String.join(" ", JvmFlags.PRODUCTION)
-        + " -XX:+AlwaysPreTouch -XX:+UseSerialGC, -Xms equal to -Xmx (the heap of each regime is in the legend);"
-        + " this JVM: " + JvmFlags.thisJvm());
+    m.put("JVM flags", "worker JVMs (one per Directory and regime): " + String.join(" ", JvmFlags.PRODUCTION)
+        + " -XX:+UseSerialGC, -Xms equal to -Xmx, the heap pre-touched (-XX:+AlwaysPreTouch) in every worker but the"
+        + " warm and cold ones (each regime's heap is in the legend); JMH forks: " + String.join(" ", JvmFlags.PRODUCTION)
+        + "; this JVM: " + JvmFlags.thisJvm());
     m.put("Vector API", JvmFlags.vectorModuleLoaded() ? JvmFlags.VECTOR_MODULE + " resolved (SIMD vector scoring)"
         : "NOT resolved in this JVM (start it with --add-modules " + JvmFlags.VECTOR_MODULE + "); worker JVMs get it");
     // The data folder is made after this look in a fresh checkout: its nearest existing folder is
