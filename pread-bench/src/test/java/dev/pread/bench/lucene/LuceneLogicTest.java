@@ -37,6 +37,33 @@ public class LuceneLogicTest {
     assertEquals(oneRound - 3 * 2 + 3L * 2 * 3, LuceneBench.steps(o));
   }
 
+  /**
+   * The word hash the vectors use is that of the lower-cased word as a string, for ASCII words
+   * (hashed in place) and for words with letters whose lower case is longer (U+0130) or depends on
+   * the letters around (Greek final sigma), which take the strings' way.
+   */
+  @Test
+  public void wordHashIsTheLowerCasedWordsStringHash() {
+    String letters = "abcXYZqQ_09\u0130\u03a3\u03c3\u03c2\u00c9\u00df\u0391";
+    java.util.Random random = new java.util.Random(7);
+    int nonAscii = 0;
+    for (int iter = 0; iter < 20_000; iter++) {
+      StringBuilder sb = new StringBuilder();
+      int length = 1 + random.nextInt(12);
+      boolean ascii = random.nextInt(4) > 0;
+      for (int i = 0; i < length; i++) {
+        sb.append(letters.charAt(random.nextInt(ascii ? 11 : letters.length())));
+      }
+      String text = sb.toString();
+      int from = random.nextInt(text.length());
+      int to = from + 1 + random.nextInt(text.length() - from);
+      String word = text.substring(from, to);
+      nonAscii += word.chars().anyMatch(c -> c >= 0x80) ? 1 : 0;
+      assertEquals(word, word.toLowerCase(java.util.Locale.ROOT).hashCode(), BenchIndex.lowerCaseHash(text, from, to));
+    }
+    assertTrue("non-ASCII words tried: " + nonAscii, nonAscii > 1000);
+  }
+
   @Test
   public void vectorsAreDeterministicAndTheirDotProductsExactInAnyOrder() {
     float[] a = BenchIndex.vectorOf("public static void main(String[] args)");
