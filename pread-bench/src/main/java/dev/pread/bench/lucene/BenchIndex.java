@@ -213,7 +213,7 @@ final class BenchIndex {
    * string when the word is ASCII (most of a Java source): lower-casing an ASCII letter maps it to
    * one char, so the hash is the same sum over the lowered chars. Other words take the strings'
    * way, where lower-casing may change the length or depend on the letters around (final sigma).
-   * A seventh of the default index's build went to the two strings per word.
+   * The two strings per word were a visible share of the index build's time.
    */
   static int lowerCaseHash(String text, int from, int to) {
     int h = 0;

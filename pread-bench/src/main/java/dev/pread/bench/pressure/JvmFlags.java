@@ -21,9 +21,9 @@ public final class JvmFlags {
    * The flags a worker JVM gets besides {@link #PRODUCTION}, for a heap of {@code heap}. A worker
    * that runs under a memory limit pre-touches its heap ({@code -XX:+AlwaysPreTouch}): the whole
    * heap is charged to its cgroup from the start, so what it holds besides page cache does not grow
-   * into the page-cache budget while it is measured. One without a limit (warm and cold) need not:
-   * pre-touching a 1 GiB heap took 1 to 3.5 s of each such worker's start on 2 cores, and the
-   * pages its queries use are touched in its compile phase, before any cell is measured.
+   * into the page-cache budget while it is measured. One without a limit (warm and cold) need not,
+   * and pre-touching a 1 GiB heap is seconds of each such worker's start: the pages its queries
+   * use are touched in its compile phase, before any cell is measured.
    */
   static List<String> worker(String heap, boolean preTouch) {
     return preTouch ? List.of("-Xmx" + heap, "-Xms" + heap, "-XX:+AlwaysPreTouch", "-XX:+UseSerialGC")
