@@ -131,6 +131,9 @@ public final class LuceneBench {
     return SCHEDULED_REGIMES.contains(regime) || regime.equals("restart");
   }
 
+  /** The heap of the workers without a memory limit: warm, cold and restart. */
+  private static final String UNLIMITED_HEAP = "1g";
+
   private LuceneBench() {}
 
   /**
@@ -536,7 +539,7 @@ public final class LuceneBench {
           spec.dropBeforeOpen = p == 2;
           String label = "lucene restart " + name + " x" + t + " " + (p == 0 ? "serving" : p == 1 ? "kept" : "dropped");
           try {
-            Results w = WorkerProcess.run("query-worker", spec, "1g", null, LuceneBench::isProgress, step);
+            Results w = WorkerProcess.run("query-worker", spec, UNLIMITED_HEAP, null, LuceneBench::isProgress, step);
             r.queryCells.addAll(w.queryCells);
           } catch (IllegalStateException e) {
             String why = failureReason(e);
@@ -775,7 +778,7 @@ public final class LuceneBench {
         QueryWorkerCommand.Spec spec = specOf.apply(name);
         deleteHotSet(Path.of(spec.index));
         try {
-          workers.put(name, LiveWorker.start("query-worker", spec, "1g", LuceneBench::isProgress, step));
+          workers.put(name, LiveWorker.start("query-worker", spec, UNLIMITED_HEAP, LuceneBench::isProgress, step));
           asked.put(name, new ArrayList<>());
         } catch (IllegalStateException e) {
           failed.put(name, failureReason(e));
@@ -927,7 +930,7 @@ public final class LuceneBench {
   /** What each Directory name of the run stands for: class, configuration, JVM flags. */
   static List<Results.Legend> legend(Options o, long indexBytes, Results.Lucene lucene) {
     String flags = String.format(Locale.ROOT, "%s; heap %s (warm, cold); -XX:+AlwaysPreTouch and heap %s (restart),"
-        + " %s (pressure, changing, throttled, merge, neighbour)", JvmFlags.describeWorker("<heap>", false), "1g", "1g",
+        + " %s (pressure, changing, throttled, merge, neighbour)", JvmFlags.describeWorker("<heap>", false), UNLIMITED_HEAP, UNLIMITED_HEAP,
         o.pressureHeap);
     List<Results.Legend> rows = new ArrayList<>();
     StrategyRegistry.LegendContext context = new StrategyRegistry.LegendContext(o.cacheBlockSize, o.cacheAdmission,
