@@ -222,7 +222,7 @@ final class BenchCommand implements Callable<Integer> {
   @Option(names = "--jit-warmup-seconds", description = "Seconds of queries each worker runs at 1 thread before it measures, for the JIT (default: 2; 5 with --full).")
   Double jitWarmupSeconds;
 
-  @Option(names = "--jit-settle-seconds", description = "Under a limit (pressure, throttled, merge, neighbour): the longest each worker runs queries after its warm-up, waiting for its JIT compiler threads to use at most 10%% of a core over 1 s, before it measures (default: 0, no wait, which keeps the default run short; 20 with --full).")
+  @Option(names = "--jit-settle-seconds", description = "Under a limit (pressure, throttled, merge, neighbour): the longest each worker runs queries after its warm-up, waiting for its JIT compiler threads to use at most 10%% of a core over 1 s, before it measures (default: 6; 20 with --full; 0: no wait). A Directory whose read path changed under the limit compiles it again there, and on two cores a cell measured while the JIT compiles measures the JIT.")
   Double settleCapSeconds;
 
   @Option(names = "--cold-seconds", description = "Seconds of queries measured after dropping the cache (default: 3; 30 with --full).")
@@ -640,7 +640,7 @@ final class BenchCommand implements Callable<Integer> {
     o.coldSeconds = coldSeconds != null ? coldSeconds : full ? 30 : 3;
     o.pressureSeconds = querySeconds != null ? querySeconds : full ? 10 : 2;
     o.pressureWarmupCapSeconds = full ? 30 : 4;
-    o.settleCapSeconds = settleCapSeconds != null ? settleCapSeconds : full ? 20 : 0;
+    o.settleCapSeconds = settleCapSeconds != null ? settleCapSeconds : full ? 20 : 6;
     o.jitWarmupSeconds = jitWarmupSeconds != null ? jitWarmupSeconds : full ? 5 : 2;
     o.pressureHeap = pressureSetup.heap;
     o.pressureOverhead = 192L << 20;
