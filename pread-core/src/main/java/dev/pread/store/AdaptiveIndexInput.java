@@ -217,10 +217,11 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
           default -> throw new AssertionError(kind);
         };
     if (kind == K_BYTES) {
-      java.util.Objects.checkFromIndexSize(off, n, ((byte[]) dst).length);
+      checkArray((byte[]) dst, off, n);
     }
     checkRead(p, bytes);
     if (n == 0) {
+      ensureOpen();
       return 0;
     }
     PositionalReader r = readerFor(file.readPath);
@@ -334,7 +335,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
    * if the bytes are not there and fit in it; false if the caller must read them another way.
    */
   private boolean buffered(long p, byte[] b, int off, int len) throws IOException {
-    java.util.Objects.checkFromIndexSize(off, len, b.length); // the array's bounds first, as readOther
+    checkArray(b, off, len); // the array's bounds first, as readOther
     if (len == 0) {
       return false;
     }
@@ -477,6 +478,10 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
    */
   private IOException mappedReadFailed(Throwable e, long position, long n) {
     if (e instanceof IndexOutOfBoundsException) {
+      ensureOpen(); // closed comes first, then a negative position, then the end
+      if (position < 0) {
+        throw new IllegalArgumentException("negative position " + position + ": " + this);
+      }
       return pastEof(position, n);
     }
     if (e instanceof IllegalStateException closed) {
@@ -489,9 +494,23 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
     return InputBounds.readPastEof(position, n, this);
   }
 
+  /**
+   * Throws {@link IndexOutOfBoundsException} unless {@code [off, off + len)} lies within {@code b};
+   * {@link AlreadyClosedException} instead if this input was closed, as for every read after close.
+   */
+  private void checkArray(byte[] b, int off, int len) {
+    try {
+      java.util.Objects.checkFromIndexSize(off, len, b.length);
+    } catch (IndexOutOfBoundsException e) {
+      ensureOpen();
+      throw e;
+    }
+  }
+
   /** Throws unless {@code n} bytes at {@code position} lie within this input. */
   private void checkRead(long position, long n) throws EOFException {
     if (position < 0 || n > length - position) {
+      ensureOpen(); // closed comes first, wherever the read was
       if (position < 0) {
         throw new IllegalArgumentException("negative position " + position + ": " + this);
       }
@@ -652,7 +671,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
     } else if (len > 0) {
       long i = p - bufStart;
       if (i >= 0 && i <= bufLen - len && !file.copiesBarred) {
-        java.util.Objects.checkFromIndexSize(off, len, b.length);
+        checkArray(b, off, len);
         System.arraycopy(buf, (int) i, b, off, len);
         return;
       }
@@ -670,12 +689,14 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
   }
 
   private void mappedBytes(long p, byte[] b, int off, int len) throws IOException {
+    if (len == 0) {
+      ensureOpen(); // a copy of nothing does not look at the mapping
+    }
     try {
       MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, p, b, off, len);
     } catch (IndexOutOfBoundsException | IllegalStateException | InternalError e) {
-      boolean arrayBounds = p >= 0 && len >= 0 && (off | (b.length - off - len)) < 0;
-      if (e instanceof IndexOutOfBoundsException outOfArray && arrayBounds) {
-        throw outOfArray; // the array's bounds, not the file's
+      if (e instanceof IndexOutOfBoundsException) {
+        checkArray(b, off, len); // closed, then the array's bounds, then the file's, as on the other paths
       }
       throw mappedReadFailed(e, p, len);
     }
@@ -690,8 +711,12 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
       }
       BlockReader r = blocks;
       if (r != null && file.readPath == AdaptiveFile.CACHE) {
-        java.util.Objects.checkFromIndexSize(off, len, b.length); // the array's bounds first, as readOther
+        checkArray(b, off, len); // the array's bounds first, as readOther
         checkRead(p, len);
+        if (len == 0) {
+          ensureOpen();
+          return;
+        }
         r.readBytes(offset + p, b, off, len);
       } else {
         readOther(K_BYTES, p, b, off, len);

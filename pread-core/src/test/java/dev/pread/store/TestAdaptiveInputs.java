@@ -406,6 +406,78 @@ public class TestAdaptiveInputs extends LuceneTestCase {
   }
 
   /**
+   * An interrupt does not fail an open: mapping a file through a channel is interruptible, and the
+   * directory maps without the thread's interrupt status and sets it again after. Reads on every
+   * path ignore interrupts too, and the status survives them.
+   */
+  public void testAnInterruptedThreadOpensAndReadsOnEveryPath() throws Exception {
+    byte[] content = new byte[TestUtil.nextInt(random(), 1, 100_000)];
+    try (AdaptiveDirectory d = alternating(content)) {
+      for (int i = 0; i < 6; i++) {
+        Thread.currentThread().interrupt();
+        try (IndexInput in = d.openInput("f", IOContext.DEFAULT)) {
+          assertTrue("the interrupt status must be kept", Thread.currentThread().isInterrupted());
+          int at = random().nextInt(content.length);
+          assertEquals(content[at], ((org.apache.lucene.store.RandomAccessInput) in).readByte(at));
+          assertTrue("the interrupt status must be kept", Thread.currentThread().isInterrupted());
+        } finally {
+          Thread.interrupted();
+        }
+      }
+    }
+  }
+
+  /**
+   * The edges of the contract on each read path (the mapping, the block cache, the page cache):
+   * an empty read at the end succeeds and one past it throws EOFException; a negative position is
+   * an IllegalArgumentException; and once the input is closed, every read throws
+   * AlreadyClosedException, even one that is also past the end or has a bad array range.
+   */
+  public void testEdgesOfTheContractOnEveryPath() throws Exception {
+    byte[] content = new byte[TestUtil.nextInt(random(), 1, 3 * AdaptiveRegime.CACHE_BLOCK_SIZE)];
+    int n = content.length;
+    try (AdaptiveDirectory d = alternating(content)) {
+      for (AdaptiveDirectory.ReadPath path : AdaptiveDirectory.ReadPath.values()) {
+        IndexInput in = d.openInput("f", IOContext.DEFAULT);
+        IndexInput slice = in.slice("s", 0, n);
+        while (d.readPath() != path) {
+          in.clone();
+        }
+        for (IndexInput x : new IndexInput[] {in, slice}) {
+          org.apache.lucene.store.RandomAccessInput ra = (org.apache.lucene.store.RandomAccessInput) x;
+          byte[] b = new byte[4];
+          ra.readBytes(n, b, 1, 0); // empty, at the end
+          x.seek(n);
+          x.readBytes(b, 1, 0);
+          expectThrows(java.io.EOFException.class, () -> ra.readBytes(n + 1, b, 0, 0));
+          expectThrows(java.io.EOFException.class, () -> ra.readBytes(n, b, 0, 1));
+          expectThrows(java.io.EOFException.class, () -> ra.readByte(n));
+          expectThrows(java.io.EOFException.class, x::readByte);
+          expectThrows(IllegalArgumentException.class, () -> ra.readByte(-1));
+          expectThrows(IllegalArgumentException.class, () -> ra.readLong(-1));
+          expectThrows(IllegalArgumentException.class, () -> ra.readBytes(-1, b, 0, 1));
+          x.seek(0);
+          assertEquals(path.toString(), content[0], ra.readByte(0));
+        }
+        in.close();
+        for (IndexInput x : new IndexInput[] {in, slice}) {
+          org.apache.lucene.store.RandomAccessInput ra = (org.apache.lucene.store.RandomAccessInput) x;
+          byte[] b = new byte[4];
+          expectThrows(AlreadyClosedException.class, () -> ra.readByte(0));
+          expectThrows(AlreadyClosedException.class, () -> ra.readByte(n));
+          expectThrows(AlreadyClosedException.class, () -> ra.readByte(-1));
+          expectThrows(AlreadyClosedException.class, () -> ra.readLong(n + 10));
+          expectThrows(AlreadyClosedException.class, () -> ra.readBytes(n, b, 0, 8));
+          expectThrows(AlreadyClosedException.class, () -> ra.readBytes(0, b, -1, 2));
+          expectThrows(AlreadyClosedException.class, () -> x.readBytes(b, 3, 5));
+          expectThrows(AlreadyClosedException.class, () -> x.readBytes(b, -4, -3));
+          expectThrows(AlreadyClosedException.class, x::readByte);
+        }
+      }
+    }
+  }
+
+  /**
    * Fills {@code content} with random bytes, writes it as file "f" of a new folder and opens that
    * folder with a regime that switches path at every open, clone, slice and prefetch (a cache of 4
    * blocks).
