@@ -44,7 +44,11 @@ import org.apache.lucene.util.Unwrappable;
  *
  * <p>With {@link Config#cacheBytes} set, the directory is a {@link CachedPreadDirectory} reading
  * through a shared {@link BlockCache} of that size (a few blocks: every read evicts), some inputs
- * open for merging (reading around the cache), and readers prefetch.
+ * open for merging (reading around the cache), and readers prefetch. With {@link
+ * Config#adaptiveCacheBytes} set, it is an {@link AdaptiveDirectory} whose inputs all move to the
+ * next read path at every open, clone, slice and prefetch, while other threads read them: a read
+ * may find its input on the mapping, the block cache or the page cache, and closes unmap files
+ * under readers.
  */
 final class ConcurrencyStress {
   /** What to run. */
@@ -61,6 +65,12 @@ final class ConcurrencyStress {
     long cacheBytes;
     /** Block size of that cache. */
     int cacheBlockSize = BlockCache.DEFAULT_BLOCK_SIZE;
+    /**
+     * Above 0 (and {@link #cacheBytes} 0): an {@link AdaptiveDirectory} that moves every input to
+     * the next read path (mapping, block cache of this many bytes, page cache) at every open,
+     * clone, slice and prefetch.
+     */
+    long adaptiveCacheBytes;
     /** After {@link #durationMillis}, the run goes on until this holds (checked every few ms). */
     Predicate<Figures> until = f -> true;
     /** The longest the run may last while {@link #until} does not hold; at least the duration. */
@@ -208,12 +218,18 @@ final class ConcurrencyStress {
         FSDirectory dir =
             cache != null
                 ? new CachedPreadDirectory(root, FSLockFactory.getDefault(), cache)
-                : new PreadDirectory(root, FSLockFactory.getDefault(), bufferSize)) {
+                : c.adaptiveCacheBytes > 0
+                    ? new AdaptiveDirectory(root, FSLockFactory.getDefault(),
+                        AdaptiveDirectory.regime(AdaptiveRegime.Mode.ALTERNATE, c.adaptiveCacheBytes))
+                    : new PreadDirectory(root, FSLockFactory.getDefault(), bufferSize)) {
       if (dir instanceof PreadDirectory p && !p.isNativePread()) {
         throw new IllegalStateException("PreadDirectory is not reading natively");
       }
       if (dir instanceof CachedPreadDirectory cd && !cd.isCached()) {
         throw new IllegalStateException("CachedPreadDirectory is not reading through its cache");
+      }
+      if (dir instanceof AdaptiveDirectory && !dev.pread.nativeio.NativeAccess.isAvailable()) {
+        throw new IllegalStateException("AdaptiveDirectory reads mappings only without native access");
       }
       for (int i = 0; i < c.files; i++) {
         lengths[i] = 64 * 1024 + r.nextInt(960 * 1024);
@@ -324,9 +340,9 @@ final class ConcurrencyStress {
     return fig;
   }
 
-  /** Mostly the default context; with a cache, sometimes a merge's, which reads around it. */
+  /** Mostly the default context; with a cache, sometimes a merge's, which reads around it (or, adaptive, maps). */
   private static IOContext context(FSDirectory dir, Random r) {
-    return dir instanceof CachedPreadDirectory && r.nextInt(4) == 0
+    return (dir instanceof CachedPreadDirectory || dir instanceof AdaptiveDirectory) && r.nextInt(4) == 0
         ? IOContext.merge(new org.apache.lucene.store.MergeInfo(1, 1, false, 1))
         : IOContext.DEFAULT;
   }

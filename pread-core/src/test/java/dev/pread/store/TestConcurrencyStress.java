@@ -89,6 +89,31 @@ public class TestConcurrencyStress extends LuceneTestCase {
     assertTrue(f.cacheStats.toString(), f.cacheStats.allocatedBytes() <= c.cacheBytes);
   }
 
+  /**
+   * The same through AdaptiveDirectory, every input moving to the next read path (mapping, a block
+   * cache of one to eight blocks, page cache) at every open, clone, slice and prefetch while other
+   * threads read it; closes unmap files under readers; injected EINTR and short reads.
+   */
+  public void testAdaptiveSwitchingUnderReadersAndCloses() throws Exception {
+    boolean interrupts = random().nextBoolean();
+    List<String> required =
+        reads("closes under readers", "AlreadyClosedException seen", "churn opens", "private opens", "PREAD/EINTR",
+            "PREAD/SHORT_READ");
+    if (interrupts) {
+      required.add("reads while interrupted");
+    }
+    ConcurrencyStress.Config c = config(random().nextLong(), millis(3), required);
+    c.readers = 3;
+    c.closers = 1;
+    c.interrupts = interrupts;
+    c.transparentFaults = true;
+    c.adaptiveCacheBytes = (long) AdaptiveRegime.CACHE_BLOCK_SIZE * TestUtil.nextInt(random(), 1, 8);
+    ConcurrencyStress.Figures f = ConcurrencyStress.run(createTempDir(), c);
+    System.out.println("stress (adaptive, switching, " + c.adaptiveCacheBytes / AdaptiveRegime.CACHE_BLOCK_SIZE
+        + " blocks) seed=0x" + Long.toHexString(c.seed) + ": " + f);
+    check(f, required);
+  }
+
   /** Readers interrupted continuously, no closes: every read correct, inputs stay open. */
   public void testInterruptStorm() throws Exception {
     List<String> required = reads("private opens", "reads while interrupted");

@@ -15,7 +15,9 @@ import org.apache.lucene.tests.util.TestUtil;
  * reproducible by seed ({@code -Dtests.seed}, or {@code -Dpread.fuzz.seed=0x...} to replay one
  * fuzzer seed). {@code -Dpread.fuzz.ops=N} sets the operations per run. Long runs: {@link TestSoak}.
  * The {@code testCached} runs fuzz {@link CachedPreadDirectory} through a shared cache of one to
- * eight blocks, so that nearly every read evicts.
+ * eight blocks, so that nearly every read evicts; the {@code testAdaptive} runs fuzz {@link
+ * AdaptiveDirectory} with every input moving to the next read path (mapping, block cache, page
+ * cache) at every open, clone, slice and prefetch.
  */
 @SuppressSysoutChecks(bugUrl = "prints its figures, one line per run")
 public class TestDifferentialFuzz extends LuceneTestCase {
@@ -45,6 +47,21 @@ public class TestDifferentialFuzz extends LuceneTestCase {
   }
 
   private DifferentialFuzzer.Stats run(DifferentialFuzzer.FaultMode mode, long ops, BlockCache cache) throws Exception {
+    return run(mode, ops, cache, null);
+  }
+
+  /**
+   * A regime that moves every input to the next read path (mapping, block cache, page cache) at
+   * every open, clone, slice and prefetch, with a cache of one to eight blocks or, sometimes, of a
+   * few hundred.
+   */
+  private static AdaptiveRegime alternatingRegime() {
+    int blocks = random().nextInt(4) == 0 ? TestUtil.nextInt(random(), 64, 512) : TestUtil.nextInt(random(), 1, 8);
+    return AdaptiveDirectory.regime(AdaptiveRegime.Mode.ALTERNATE, (long) blocks * AdaptiveRegime.CACHE_BLOCK_SIZE);
+  }
+
+  private DifferentialFuzzer.Stats run(DifferentialFuzzer.FaultMode mode, long ops, BlockCache cache, AdaptiveRegime regime)
+      throws Exception {
     Path root = createTempDir();
     long seed = fuzzSeed();
     FaultInjection.allocateWholeBufferPool();
@@ -52,15 +69,22 @@ public class TestDifferentialFuzz extends LuceneTestCase {
     long bytesBefore = NativeBuffers.liveBytes();
     DifferentialFuzzer.Stats stats;
     try (FaultInjection faults = mode == DifferentialFuzzer.FaultMode.NONE ? null : FaultInjection.install(root)) {
-      try (DifferentialFuzzer fuzzer = new DifferentialFuzzer(seed, root, faults, mode, cache)) {
+      try (DifferentialFuzzer fuzzer = new DifferentialFuzzer(seed, root, faults, mode, cache, regime)) {
         stats = fuzzer.run(ops, System.nanoTime() + 60_000_000_000L);
+        if (regime != null) {
+          BlockCache used = regime.existingCache();
+          adaptiveCache = used == null ? null : used.stats();
+          adaptiveBudget = used == null ? 0 : used.budgetBytes();
+          System.out.println("fuzz adaptive cache: " + adaptiveCache);
+        }
       }
     }
     assertEquals("native buffers", buffersBefore, NativeBuffers.liveBuffers());
     assertEquals("native bytes", bytesBefore, NativeBuffers.liveBytes());
     System.out.printf(
         "fuzz %s%s seed=0x%x: %s; descriptors under the directory after: %d; native buffers %d -> %d%n",
-        mode, cache == null ? "" : " cached (" + cache.blockCount() + " blocks of " + cache.blockSize() + ")", seed, stats, OpenDescriptors.under(org.apache.lucene.util.Unwrappable.unwrapAll(root).toAbsolutePath()), buffersBefore, NativeBuffers.liveBuffers());
+        mode, cache != null ? " cached (" + cache.blockCount() + " blocks of " + cache.blockSize() + ")"
+            : regime != null ? " adaptive" : "", seed, stats, OpenDescriptors.under(org.apache.lucene.util.Unwrappable.unwrapAll(root).toAbsolutePath()), buffersBefore, NativeBuffers.liveBuffers());
     System.out.println("fuzz " + mode + " ops by kind: " + stats.byOp);
     assertEquals(ops, stats.ops);
     return stats;
@@ -117,6 +141,42 @@ public class TestDifferentialFuzz extends LuceneTestCase {
       assertTrue(s.errorsSurfacedThenCorrect.getOrDefault("CLOSE/EIO", 0L) > 0);
       checkChurn(cache);
     }
+  }
+
+  /** The adaptive run's cache statistics before its directory closed (and closed the cache), or null. */
+  private BlockCacheStats adaptiveCache;
+
+  private long adaptiveBudget;
+
+  public void testAdaptiveNoFaults() throws Exception {
+    DifferentialFuzzer.Stats s = run(DifferentialFuzzer.FaultMode.NONE, ops(20_000), null, alternatingRegime());
+    assertTrue(s.readCalls > s.ops / 3);
+    assertTrue("closed inputs must be exercised", s.closedChecks > 0);
+    checkAdaptiveCache();
+  }
+
+  public void testAdaptiveTransparentFaults() throws Exception {
+    DifferentialFuzzer.Stats s = run(DifferentialFuzzer.FaultMode.TRANSPARENT, ops(10_000), null, alternatingRegime());
+    assertTrue(s.faultsInjected.getOrDefault("PREAD/EINTR", 0L) > 0);
+    assertTrue(s.faultsInjected.getOrDefault("PREAD/SHORT_READ", 0L) > 0);
+    assertTrue(s.callsWithTransparentFaults > 0);
+    checkAdaptiveCache();
+  }
+
+  public void testAdaptiveErrorFaults() throws Exception {
+    DifferentialFuzzer.Stats s = run(DifferentialFuzzer.FaultMode.ERRORS, ops(10_000), null, alternatingRegime());
+    assertTrue("PREAD errors must surface: " + s.errorsSurfacedThenCorrect,
+        s.errorsSurfacedThenCorrect.keySet().stream().anyMatch(k -> k.startsWith("PREAD/")));
+    assertTrue(s.errorsSurfacedThenCorrect.getOrDefault("OPEN/EMFILE", 0L) > 0);
+    assertTrue(s.errorsSurfacedThenCorrect.getOrDefault("CLOSE/EIO", 0L) > 0);
+    checkAdaptiveCache();
+  }
+
+  /** The inputs went through the block cache: it loaded blocks (and, of a few blocks, evicted them). */
+  private void checkAdaptiveCache() {
+    assertNotNull("the regime never made its block cache", adaptiveCache);
+    assertTrue(adaptiveCache.toString(), adaptiveCache.misses() > 0);
+    assertTrue(adaptiveCache.toString(), adaptiveCache.allocatedBytes() <= adaptiveBudget);
   }
 
   private static void checkChurn(BlockCache cache) {

@@ -25,8 +25,10 @@ import org.apache.lucene.tests.util.TimeUnits;
 /**
  * The long run: {@link DifferentialFuzzer} (each fault mode) and {@link ConcurrencyStress} in
  * rounds, for {@code -Dpread.soak.minutes=N} minutes, printing the figures as lines starting with
- * {@code soak:}. Rounds alternate between {@link PreadDirectory} and {@link CachedPreadDirectory}
- * through a block cache of one to eight blocks (eviction churn). Skipped without the property; {@code ./pread soak --minutes N} runs it. Every
+ * {@code soak:}. Rounds take turns between {@link AdaptiveDirectory} with every input moving to the
+ * next read path (mapping, a block cache of one to eight blocks, page cache) at every open, clone,
+ * slice and prefetch, {@link PreadDirectory}, and {@link CachedPreadDirectory} through a block
+ * cache of one to eight blocks (eviction churn). Skipped without the property; {@code ./pread soak --minutes N} runs it. Every
  * round uses new seeds, printed, so a failure can be replayed ({@code -Dpread.fuzz.seed} for a
  * fuzz round, {@code -Dtests.seed} for the whole run).
  *
@@ -77,14 +79,15 @@ public class TestSoak extends LuceneTestCase {
     long reads = 0, bytes = 0, wrong = 0, closes = 0, churn = 0, privateOpens = 0, closedSeen = 0, interrupts = 0;
     Map<String, Long> stressFaults = new TreeMap<>();
     long maxFdsUnder = 0;
-    long cachedStressReads = 0, cachedEvictions = 0;
+    long cachedStressReads = 0, cachedEvictions = 0, adaptiveStressReads = 0;
     int round = 0;
     List<String> seeds = new ArrayList<>();
 
     while (remaining(deadline) > 1_000) {
       round++;
-      boolean cached = round % 2 == 0;
-      String label = cached ? "cached-" : "";
+      boolean adaptive = round % 3 == 1; // the default directory first
+      boolean cached = round % 3 == 0;
+      String label = cached ? "cached-" : adaptive ? "adaptive-" : "";
       long stressPhase = Math.min(STRESS_PHASE_MILLIS, remaining(deadline));
       if (stressPhase >= 1_000) {
         ConcurrencyStress.Config c = new ConcurrencyStress.Config();
@@ -95,6 +98,9 @@ public class TestSoak extends LuceneTestCase {
         if (cached) {
           c.cacheBlockSize = 1 << (12 + random().nextInt(3));
           c.cacheBytes = (long) c.cacheBlockSize * (1 + random().nextInt(8));
+        }
+        if (adaptive) {
+          c.adaptiveCacheBytes = (long) AdaptiveRegime.CACHE_BLOCK_SIZE * (1 + random().nextInt(8));
         }
         seeds.add(label + "stress:0x" + Long.toHexString(c.seed));
         Path root = createTempDir();
@@ -118,6 +124,9 @@ public class TestSoak extends LuceneTestCase {
           cachedStressReads += f.reads.get();
           cachedEvictions += f.cacheStats.evictions();
         }
+        if (adaptive) {
+          adaptiveStressReads += f.reads.get();
+        }
         emptyDirectory(root);
       }
       for (DifferentialFuzzer.FaultMode mode : DifferentialFuzzer.FaultMode.values()) {
@@ -133,7 +142,10 @@ public class TestSoak extends LuceneTestCase {
         try (BlockCache cache =
                 cached ? BlockCache.builder((long) blockSize * (1 + random().nextInt(8))).blockSize(blockSize).build() : null;
             FaultInjection faults = mode == DifferentialFuzzer.FaultMode.NONE ? null : FaultInjection.install(root)) {
-          try (DifferentialFuzzer fuzzer = new DifferentialFuzzer(seed, root, faults, mode, cache)) {
+          AdaptiveRegime regime = adaptive
+              ? AdaptiveDirectory.regime(AdaptiveRegime.Mode.ALTERNATE, (long) AdaptiveRegime.CACHE_BLOCK_SIZE * (1 + random().nextInt(8)))
+              : null;
+          try (DifferentialFuzzer fuzzer = new DifferentialFuzzer(seed, root, faults, mode, cache, regime)) {
             s = fuzzer.run(Long.MAX_VALUE, System.nanoTime() + millis * 1_000_000L);
           }
           if (cache != null) {
@@ -176,8 +188,11 @@ public class TestSoak extends LuceneTestCase {
         stressRuns, stressMillis / 1000.0, reads, bytes, wrong, closes, churn, privateOpens, closedSeen, interrupts);
     System.out.println("soak: stress faults injected (all retried, every read correct): " + stressFaults);
     System.out.printf(Locale.ROOT,
-        "soak: through CachedPreadDirectory (every other round): %,d stress reads verified; %,d blocks evicted by stress and fuzz%n",
+        "soak: through CachedPreadDirectory (every third round): %,d stress reads verified; %,d blocks evicted by stress and fuzz%n",
         cachedStressReads, cachedEvictions);
+    System.out.printf(Locale.ROOT,
+        "soak: through AdaptiveDirectory switching read paths (every third round): %,d stress reads verified%n",
+        adaptiveStressReads);
     System.out.printf(Locale.ROOT,
         "soak: descriptors under the test directories after each run: max %d; process descriptors %d -> %d;"
             + " native buffers %d -> %d (%,d -> %,d bytes)%n",
