@@ -260,6 +260,17 @@ final class HotSetRecord {
    * @throws IOException if it cannot be read or is not a valid record
    */
   static HotSetRecord read(Path directory) throws IOException {
+    boolean interrupted = Thread.interrupted(); // see write
+    try {
+      return readUninterrupted(directory);
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private static HotSetRecord readUninterrupted(Path directory) throws IOException {
     Path file = directory.resolve(FILE_NAME);
     byte[] bytes;
     try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
@@ -278,8 +289,25 @@ final class HotSetRecord {
     return decode(bytes);
   }
 
-  /** Writes this record to {@code directory} (a real path) crash-safely; see the class comment. */
+  /**
+   * Writes this record to {@code directory} (a real path) crash-safely; see the class comment. A
+   * channel's reads and writes are interruptible (an interrupt closes the channel), and a directory
+   * may be closed on an interrupted thread (a cancelled task, a node shutting down): the record is
+   * read and written with the thread's interrupt status cleared, and the status is set again after.
+   * An interrupt that arrives during the write still fails it; the record is a hint.
+   */
   void write(Path directory) throws IOException {
+    boolean interrupted = Thread.interrupted();
+    try {
+      writeUninterrupted(directory);
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private void writeUninterrupted(Path directory) throws IOException {
     byte[] bytes = encode();
     Path temp = directory.resolve(TEMP_NAME);
     synchronized (WRITE_LOCK) {

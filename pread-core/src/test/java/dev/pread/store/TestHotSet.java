@@ -51,6 +51,27 @@ public class TestHotSet extends LuceneTestCase {
     }
   }
 
+  /**
+   * A directory closed on an interrupted thread (a cancelled task, a node shutting down) still
+   * writes its record: a channel's writes are interruptible, so the write runs without the thread's
+   * interrupt status, which it sets again.
+   */
+  public void testRecordWrittenAndReadOnAnInterruptedThread() throws IOException {
+    Path real = Unwrappable.unwrapAll(createTempDir());
+    for (int i = 0; i < 5; i++) {
+      HotSetRecord record = randomRecord(random());
+      Thread.currentThread().interrupt();
+      try {
+        record.write(real);
+        assertTrue("the interrupt status must be kept", Thread.currentThread().isInterrupted());
+        assertEquals(record, HotSetRecord.read(real));
+        assertTrue("the interrupt status must be kept", Thread.currentThread().isInterrupted());
+      } finally {
+        Thread.interrupted();
+      }
+    }
+  }
+
   /** Any truncation and any changed byte make the whole record invalid: never half-trusted. */
   public void testTornOrFlippedRecordIsRejected() {
     Random r = random();
