@@ -3,6 +3,7 @@ package dev.pread.store;
 import dev.pread.nativeio.NativeFile;
 import java.io.EOFException;
 import java.io.IOException;
+import java.util.Objects;
 import org.apache.lucene.store.AlreadyClosedException;
 import org.apache.lucene.store.IndexInput;
 import org.apache.lucene.store.RandomAccessInput;
@@ -195,6 +196,7 @@ final class PreadIndexInput extends SourceIndexInput {
   @Override
   public void readBytes(byte[] b, int offset, int len) throws IOException {
     ensureOpen();
+    Objects.checkFromIndexSize(offset, len, b.length); // a negative length too, which would read nothing
     int avail = available();
     if (len <= avail) {
       if (len > 0) {
@@ -384,6 +386,10 @@ final class PreadIndexInput extends SourceIndexInput {
 
   @Override
   public void readBytes(long pos, byte[] bytes, int offset, int len) throws IOException {
+    if ((offset | len) < 0 || len > bytes.length - offset) {
+      ensureOpen(); // closed first, as for every read
+      Objects.checkFromIndexSize(offset, len, bytes.length); // throws: a negative length too
+    }
     if (len > bufferSize) {
       checkOpenAndPosition(pos);
       if (len > length - pos) {

@@ -56,6 +56,30 @@ public class TestPreadIndexInput extends LuceneTestCase {
     }
   }
 
+  /**
+   * A bad array range, a negative length included, is refused with IndexOutOfBoundsException, as
+   * MMapDirectory's inputs refuse it (Lucene's BufferedIndexInput reads nothing for a negative
+   * length), and the file pointer does not move; on a closed input AlreadyClosedException comes first.
+   */
+  public void testBadArrayRangesAreRefused() throws IOException {
+    try (PreadDirectory dir = newPread(createTempDir())) {
+      TestContent.write(dir, "f", random().nextLong(), 1 + random().nextInt(50_000));
+      IndexInput in = dir.openInput("f", IOContext.DEFAULT);
+      RandomAccessInput ra = (RandomAccessInput) in;
+      byte[] b = new byte[16];
+      in.seek(in.length() / 2);
+      long at = in.getFilePointer();
+      for (int[] bad : new int[][] {{0, -1}, {4, -3}, {-1, 2}, {10, 7}, {17, 0}}) {
+        expectThrows(IndexOutOfBoundsException.class, () -> in.readBytes(b, bad[0], bad[1]));
+        assertEquals(at, in.getFilePointer());
+        expectThrows(IndexOutOfBoundsException.class, () -> ra.readBytes(at, b, bad[0], bad[1]));
+      }
+      in.close();
+      expectThrows(AlreadyClosedException.class, () -> in.readBytes(b, 4, -3));
+      expectThrows(AlreadyClosedException.class, () -> ra.readBytes(0, b, 4, -3));
+    }
+  }
+
   /** Sequential reads of mixed sizes while refills grow; every byte checked. */
   public void testSequentialScanWithGrowingRefills() throws IOException {
     try (PreadDirectory dir = newPread(createTempDir())) {
