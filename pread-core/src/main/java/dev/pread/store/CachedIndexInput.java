@@ -103,7 +103,8 @@ final class CachedIndexInput extends SourceIndexInput {
   @Override
   public void readBytes(byte[] b, int offset, int len) throws IOException {
     if (len <= 0) {
-      ensureOpen(); // nothing to read: like Lucene's other inputs, no argument is checked
+      ensureOpen();
+      java.util.Objects.checkFromIndexSize(offset, len, b.length); // a negative length, an offset past the array
       return;
     }
     long pos = position;
@@ -165,7 +166,8 @@ final class CachedIndexInput extends SourceIndexInput {
   @Override
   public void readBytes(long pos, byte[] bytes, int offset, int len) throws IOException {
     if (len <= 0) {
-      checkOpenAndPosition(pos); // nothing to read: as PreadIndexInput, only the position is checked
+      checkOpenAndPosition(pos);
+      java.util.Objects.checkFromIndexSize(offset, len, bytes.length); // a negative length, an offset past the array
       return;
     }
     checkRead(pos, len);

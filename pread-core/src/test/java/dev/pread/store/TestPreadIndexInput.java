@@ -63,6 +63,20 @@ public class TestPreadIndexInput extends LuceneTestCase {
    */
   public void testBadArrayRangesAreRefused() throws IOException {
     try (PreadDirectory dir = newPread(createTempDir())) {
+      checkBadArrayRanges(dir);
+    }
+  }
+
+  /** The same through CachedPreadDirectory's inputs. */
+  public void testBadArrayRangesAreRefusedThroughTheCache() throws IOException {
+    try (dev.pread.cache.BlockCache cache = dev.pread.cache.BlockCache.builder(1 << 20).build();
+        CachedPreadDirectory dir = new CachedPreadDirectory(createTempDir(), FSLockFactory.getDefault(), cache)) {
+      checkBadArrayRanges(dir);
+    }
+  }
+
+  private static void checkBadArrayRanges(org.apache.lucene.store.FSDirectory dir) throws IOException {
+    {
       TestContent.write(dir, "f", random().nextLong(), 1 + random().nextInt(50_000));
       IndexInput in = dir.openInput("f", IOContext.DEFAULT);
       RandomAccessInput ra = (RandomAccessInput) in;
