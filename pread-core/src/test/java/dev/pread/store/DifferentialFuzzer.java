@@ -1105,8 +1105,11 @@ final class DifferentialFuzzer implements AutoCloseable {
       }
     } else if (lenient && a.error != null && b.error == null && kindOf(a.error).equals("badarg")) {
       // Normalisation: ByteBuffersDataInput reads nothing for a negative length or offset and
-      // does not complain; ours may refuse the bad range, as MemorySegment.copy does.
+      // does not complain; ours refuses the bad range, as MemorySegment.copy does.
       b = new Outcome(null, a.error);
+    }
+    if (lenient && a.error == null) {
+      throw failure(full + ": a bad array range was read without an exception, result " + a.describe());
     }
     compare(full, a, b);
     String name = what.contains("(") ? what.substring(0, what.indexOf('(')) : what;
