@@ -69,17 +69,9 @@ public class TestConcurrencyStress extends LuceneTestCase {
    * readers prefetch; with interrupts and injected EINTR and short reads.
    */
   public void testCachedTinyCacheEvictionChurn() throws Exception {
-    boolean interrupts = random().nextBoolean();
     List<String> required =
         reads("closes under readers", "churn opens", "evictions", "reads around the cache", "PREAD/EINTR", "PREAD/SHORT_READ");
-    if (interrupts) {
-      required.add("reads while interrupted");
-    }
-    ConcurrencyStress.Config c = config(random().nextLong(), millis(3), required);
-    c.readers = 3;
-    c.closers = 1;
-    c.interrupts = interrupts;
-    c.transparentFaults = true;
+    ConcurrencyStress.Config c = churn(required);
     c.cacheBlockSize = 1 << TestUtil.nextInt(random(), 12, 14);
     c.cacheBytes = (long) c.cacheBlockSize * TestUtil.nextInt(random(), 1, 8);
     ConcurrencyStress.Figures f = ConcurrencyStress.run(createTempDir(), c);
@@ -95,10 +87,23 @@ public class TestConcurrencyStress extends LuceneTestCase {
    * threads read it; closes unmap files under readers; injected EINTR and short reads.
    */
   public void testAdaptiveSwitchingUnderReadersAndCloses() throws Exception {
-    boolean interrupts = random().nextBoolean();
     List<String> required =
         reads("closes under readers", "AlreadyClosedException seen", "churn opens", "private opens", "PREAD/EINTR",
             "PREAD/SHORT_READ");
+    ConcurrencyStress.Config c = churn(required);
+    c.adaptiveCacheBytes = (long) AdaptiveRegime.CACHE_BLOCK_SIZE * TestUtil.nextInt(random(), 1, 8);
+    ConcurrencyStress.Figures f = ConcurrencyStress.run(createTempDir(), c);
+    System.out.println("stress (adaptive, switching, " + c.adaptiveCacheBytes / AdaptiveRegime.CACHE_BLOCK_SIZE
+        + " blocks) seed=0x" + Long.toHexString(c.seed) + ": " + f);
+    check(f, required);
+  }
+
+  /**
+   * Three readers and a closer for 3 s, EINTR and short reads injected, interrupts on or off by
+   * seed; with them on, {@code required} gains reads made while interrupted.
+   */
+  private static ConcurrencyStress.Config churn(List<String> required) {
+    boolean interrupts = random().nextBoolean();
     if (interrupts) {
       required.add("reads while interrupted");
     }
@@ -107,11 +112,7 @@ public class TestConcurrencyStress extends LuceneTestCase {
     c.closers = 1;
     c.interrupts = interrupts;
     c.transparentFaults = true;
-    c.adaptiveCacheBytes = (long) AdaptiveRegime.CACHE_BLOCK_SIZE * TestUtil.nextInt(random(), 1, 8);
-    ConcurrencyStress.Figures f = ConcurrencyStress.run(createTempDir(), c);
-    System.out.println("stress (adaptive, switching, " + c.adaptiveCacheBytes / AdaptiveRegime.CACHE_BLOCK_SIZE
-        + " blocks) seed=0x" + Long.toHexString(c.seed) + ": " + f);
-    check(f, required);
+    return c;
   }
 
   /** Readers interrupted continuously, no closes: every read correct, inputs stay open. */
