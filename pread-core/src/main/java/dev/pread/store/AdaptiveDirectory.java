@@ -108,6 +108,9 @@ import org.apache.lucene.util.Unwrappable;
  * reads they save. Closing the directory stops a load at its current read. Set {@value
  * #HOT_SET_PROPERTY} to {@code false} to turn it off; {@link #hotSetStats()} counts what it did.
  *
+ * <p>An interrupt neither fails an open nor a read: files are mapped with the opening thread's
+ * interrupt status cleared and set again after, and reads make no interruptible call.
+ *
  * <p>Writing, deleting, renaming and syncing are {@link FSDirectory}'s. Thread-safe.
  */
 public class AdaptiveDirectory extends FSDirectory {

@@ -41,8 +41,10 @@ import org.apache.lucene.util.BitUtil;
  * #segmentSliceOrNull} hands out slices of the mapping, so Lucene's vector scorers and postings
  * decoders read them without a copy; while reading the cache it returns null and they copy.
  *
- * <p><b>Errors.</b> Reads past the end throw {@link EOFException}; reads after the input was closed
- * throw {@link AlreadyClosedException}; a mapped read of a page beyond the end of a file that was
+ * <p><b>Errors.</b> Reads past the end throw {@link EOFException}, a negative position {@link
+ * IllegalArgumentException}, an array range outside the array {@link IndexOutOfBoundsException}, on
+ * every path; reads after the input was closed throw {@link AlreadyClosedException}, before any of
+ * those; a mapped read of a page beyond the end of a file that was
  * truncated after it was opened throws an {@link IOException} naming the file (the JVM reports the
  * bus error as an {@link InternalError}).
  *
