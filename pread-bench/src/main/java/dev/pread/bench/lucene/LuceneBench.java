@@ -455,7 +455,7 @@ public final class LuceneBench {
     }
     if (regimes.contains("merge")) {
       r.regimes.put("lucene merge", String.format(Locale.ROOT, "search during a merge, under the pressure regime's"
-          + " limit (set up the same way; %s). Per thread count, queries run without pause: %.1f s before; then another"
+          + " limit (set up the same way, the page cache kept at the budget the same way; %s). Per thread count, queries run without pause: %.1f s before; then another"
           + " thread opens an IndexWriter on the same index through the same Directory and force-merges it to one"
           + " segment (stopped and rolled back if still running after %.0f s), reading every segment as Lucene merges do and writing the merged one, which"
           + " is rolled back at the end so the index is unchanged; then %.1f s after.%s Recovery: from the merge's end"
@@ -469,7 +469,8 @@ public final class LuceneBench {
     }
     if (regimes.contains("neighbour")) {
       r.regimes.put("lucene neighbour", String.format(Locale.ROOT, "a noisy neighbour, under the pressure regime's"
-          + " limit (set up the same way; %s). Per thread count, queries run without pause: %.1f s before; then a second"
+          + " limit (set up the same way, the page cache kept at the budget the same way, the neighbour's page cache"
+          + " inside it; %s). Per thread count, queries run without pause: %.1f s before; then a second"
           + " process in the same memory group (a shell looping cat over a %s file, as a snapshot upload or log"
           + " shipper would; the disk's own readahead applies) for %.1f s; then it is killed and %.1f s are measured"
           + " after. Recovery as in the merge regime. Directories: %s; threads %s", settles(r, "neighbour"), o.disturbedBeforeSeconds,

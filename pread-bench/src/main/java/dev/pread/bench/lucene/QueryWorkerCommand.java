@@ -53,7 +53,8 @@ import picocli.CommandLine.Mixin;
  *       measures ({@link CacheSizing});
  *   <li>throttled (also in an I/O cgroup that caps the index's disk): as pressure, counting the
  *       device reads of each cell;
- *   <li>merge and neighbour: set up as pressure, then per thread count a {@link DisturbedRun}: a
+ *   <li>merge and neighbour: set up as pressure (the page cache kept at the budget as there), then
+ *       per thread count a {@link DisturbedRun}: a
  *       force-merge through the same Directory ({@link MergeDisturbance}), or another process
  *       streaming a file ({@link Neighbour});
  *   <li>restart-serve: warm, measured, closed (the Directory records its hot set); restart-open: a
@@ -296,8 +297,19 @@ public final class QueryWorkerCommand implements Callable<Integer> {
             } else {
               DisturbedRun.Disturbance disturbance = spec.regime.equals("merge")
                   ? new MergeDisturbance(d) : new Neighbour(Path.of(spec.neighbourFile), spec.neighbourIdle);
-              DisturbedResult res = DisturbedRun.run(spec.regime, name, d, searcher, mix, spec.reference, t, first,
-                  spec.phaseSeconds, spec.duringSeconds, spec.afterSeconds, disturbance);
+              // The page cache stays at the budget, as in a pressure cell: the JVM's own memory grows
+              // after the limit was set, and under a fixed limit a few tens of MiB of growth beside a
+              // streaming neighbour left no page cache the kernel could reclaim in time (OOM kills of
+              // whichever Directory's worker grew most).
+              DisturbedResult res;
+              LimitKeeper keeper = LimitKeeper.start(spec.pageCacheBudget, LIMIT_KEEPER_MILLIS,
+                  () -> CachedDirectories.allocatedBytes(d));
+              try {
+                res = DisturbedRun.run(spec.regime, name, d, searcher, mix, spec.reference, t, first,
+                    spec.phaseSeconds, spec.duringSeconds, spec.afterSeconds, disturbance);
+              } finally {
+                keeper.close();
+              }
               r.disturbed.add(res);
               first += (int) res.queries;
             }

@@ -5,7 +5,8 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
 
 /**
- * Keeps a pressure cell's page-cache budget while it runs. The worker sets its group's limit to
+ * Keeps the page-cache budget of a cell under the limit (pressure, throttled, merge, neighbour)
+ * while it runs. The worker sets its group's limit to
  * what it holds besides page cache plus the budget before it measures, but what a JVM holds moves
  * afterwards (the JIT's arenas, the C library's free lists) by several MiB, and under a fixed
  * limit every MiB it grows is a MiB of page cache less: on a budget of a few tens of MiB that is a
