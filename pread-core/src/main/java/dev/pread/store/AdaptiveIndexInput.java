@@ -712,13 +712,9 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
         return;
       }
       BlockReader r = blocks;
-      if (r != null && file.readPath == AdaptiveFile.CACHE) {
+      if (r != null && file.readPath == AdaptiveFile.CACHE && len != 0) { // readOther checks an empty read
         checkArray(b, off, len); // the array's bounds first, as readOther
         checkRead(p, len);
-        if (len == 0) {
-          ensureOpen();
-          return;
-        }
         r.readBytes(offset + p, b, off, len);
       } else {
         readOther(K_BYTES, p, b, off, len);

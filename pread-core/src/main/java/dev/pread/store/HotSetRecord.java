@@ -260,9 +260,24 @@ final class HotSetRecord {
    * @throws IOException if it cannot be read or is not a valid record
    */
   static HotSetRecord read(Path directory) throws IOException {
-    boolean interrupted = Thread.interrupted(); // see write
+    return uninterrupted(() -> readUninterrupted(directory));
+  }
+
+  /** A file channel's call, which an interrupt would fail by closing the channel. */
+  @FunctionalInterface
+  private interface ChannelCall<T> {
+    T call() throws IOException;
+  }
+
+  /**
+   * Runs {@code call} with the thread's interrupt status cleared and sets it again after: a
+   * directory may be closed, and its record written, on an interrupted thread (a cancelled task, a
+   * node shutting down). An interrupt that arrives during the call still fails it.
+   */
+  private static <T> T uninterrupted(ChannelCall<T> call) throws IOException {
+    boolean interrupted = Thread.interrupted();
     try {
-      return readUninterrupted(directory);
+      return call.call();
     } finally {
       if (interrupted) {
         Thread.currentThread().interrupt();
@@ -290,21 +305,15 @@ final class HotSetRecord {
   }
 
   /**
-   * Writes this record to {@code directory} (a real path) crash-safely; see the class comment. A
-   * channel's reads and writes are interruptible (an interrupt closes the channel), and a directory
-   * may be closed on an interrupted thread (a cancelled task, a node shutting down): the record is
-   * read and written with the thread's interrupt status cleared, and the status is set again after.
-   * An interrupt that arrives during the write still fails it; the record is a hint.
+   * Writes this record to {@code directory} (a real path) crash-safely; see the class comment. Read
+   * and written with the thread's interrupt status cleared ({@link #uninterrupted}); an interrupt
+   * that arrives during the write still fails it, and the record is a hint.
    */
   void write(Path directory) throws IOException {
-    boolean interrupted = Thread.interrupted();
-    try {
+    uninterrupted(() -> {
       writeUninterrupted(directory);
-    } finally {
-      if (interrupted) {
-        Thread.currentThread().interrupt();
-      }
-    }
+      return null;
+    });
   }
 
   private void writeUninterrupted(Path directory) throws IOException {

@@ -509,11 +509,7 @@ final class DifferentialFuzzer implements AutoCloseable {
     }
     try {
       ours.sync(List.of(name));
-      try (dev.pread.nativeio.NativeFile f = dev.pread.nativeio.NativeFile.open(realRoot.resolve(name))) {
-        for (int i = 0; i < 100 && f.cachedPages(0, Math.max(1, f.size())) > 0; i++) {
-          f.advise(0, 0, dev.pread.nativeio.Advice.DONTNEED);
-        }
-      }
+      PageCacheFiles.drop(realRoot.resolve(name));
     } finally {
       if (faults != null) {
         faults.setEnabled(true);

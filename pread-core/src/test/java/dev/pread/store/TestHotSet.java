@@ -480,17 +480,9 @@ public class TestHotSet extends LuceneTestCase {
 
   /** Drops the file's pages from the page cache, or skips the test where that cannot be done. */
   private static void makeCold(Path real) throws IOException {
-    try (NativeFile f = NativeFile.open(real)) {
-      assumeTrue("needs cachestat(2), Linux 6.5+, to observe the page cache", f.cachedPages(0, 4096) >= 0);
-      // Pages of a file just written may be under writeback, which DONTNEED skips: ask until they go.
-      for (int i = 0; i < 10_000 && f.cachedPages(0, f.size()) > 0; i++) {
-        f.advise(0, 0, Advice.DONTNEED);
-        Thread.yield();
-      }
-      assumeTrue(
-          "this file system keeps pages after POSIX_FADV_DONTNEED (tmpfs?): cannot make a file cold",
-          f.cachedPages(0, f.size()) == 0);
-    }
+    long left = PageCacheFiles.drop(real);
+    assumeTrue("needs cachestat(2), Linux 6.5+, to observe the page cache", left >= 0);
+    assumeTrue("this file system keeps pages after POSIX_FADV_DONTNEED (tmpfs?): cannot make a file cold", left == 0);
   }
 
   /** Random chunk-aligned ranges of a file, coalesced. */

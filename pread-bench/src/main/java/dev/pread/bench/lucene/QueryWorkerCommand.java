@@ -297,18 +297,10 @@ public final class QueryWorkerCommand implements Callable<Integer> {
             } else {
               DisturbedRun.Disturbance disturbance = spec.regime.equals("merge")
                   ? new MergeDisturbance(d) : new Neighbour(Path.of(spec.neighbourFile), spec.neighbourIdle);
-              // The page cache stays at the budget, as in a pressure cell: the JVM's own memory grows
-              // after the limit was set, and under a fixed limit a few tens of MiB of growth beside a
-              // streaming neighbour left no page cache the kernel could reclaim in time (OOM kills of
-              // whichever Directory's worker grew most).
               DisturbedResult res;
-              LimitKeeper keeper = LimitKeeper.start(spec.pageCacheBudget, LIMIT_KEEPER_MILLIS,
-                  () -> CachedDirectories.allocatedBytes(d));
-              try {
+              try (LimitKeeper keeper = keepBudget(spec, d)) {
                 res = DisturbedRun.run(spec.regime, name, d, searcher, mix, spec.reference, t, first,
                     spec.phaseSeconds, spec.duringSeconds, spec.afterSeconds, disturbance);
-              } finally {
-                keeper.close();
               }
               r.disturbed.add(res);
               first += (int) res.queries;
@@ -482,6 +474,16 @@ public final class QueryWorkerCommand implements Callable<Integer> {
     }
   }
 
+  /**
+   * Keeps the page cache at the budget while a cell under the limit runs (pressure, throttled,
+   * merge, neighbour): the JVM's own memory grows after the limit was set, and under a fixed limit
+   * that growth is page cache less, for that Directory alone; beside a streaming neighbour it left
+   * the kernel too little page cache to reclaim in time, and workers were OOM-killed.
+   */
+  private static LimitKeeper keepBudget(Spec spec, Directory dir) {
+    return LimitKeeper.start(spec.pageCacheBudget, LIMIT_KEEPER_MILLIS, () -> CachedDirectories.allocatedBytes(dir));
+  }
+
   /** Whether {@code regime} runs under the pressure regime's limit (compiled without reading the index first). */
   static boolean underLimit(String regime) {
     return switch (regime) {
@@ -550,9 +552,7 @@ public final class QueryWorkerCommand implements Callable<Integer> {
     }
     long deadline = System.nanoTime() + (long) (left * 1e9);
     // The page cache stays at the budget while the cell runs, whatever the JVM's own memory does.
-    LimitKeeper keeper = regime.equals("pressure") || regime.equals("throttled")
-        ? LimitKeeper.start(spec.pageCacheBudget, LIMIT_KEEPER_MILLIS, () -> CachedDirectories.allocatedBytes(dir))
-        : null;
+    LimitKeeper keeper = regime.equals("pressure") || regime.equals("throttled") ? keepBudget(spec, dir) : null;
     QueryRun.Result res;
     try {
       res = QueryRun.run(searcher, mix, spec.reference, threads, first,
