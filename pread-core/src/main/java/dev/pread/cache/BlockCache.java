@@ -111,6 +111,12 @@ public final class BlockCache implements Closeable {
   private final boolean directIO;
   /** {@link Builder#fillFromPageCache}. */
   final boolean fillFromPageCache;
+
+  /**
+   * After a file's buffered descriptor could not be opened, how long its misses read storage
+   * before an open is tried again; tests change it.
+   */
+  volatile long bufferedRetryNanos = 1_000_000_000L;
   /** {@link Builder#idleReadsAround}. */
   final boolean idleReadsAround;
   private final String name;
@@ -222,8 +228,10 @@ public final class BlockCache implements Closeable {
      * and a second, buffered descriptor for each file that had such a miss, opened at its first
      * one and closed with the file. A page evicted between the check and the read is read from
      * storage through the page cache (that descriptor is advised {@code POSIX_FADV_RANDOM}: no
-     * readahead). Without {@code cachestat} (Linux before 6.5) every miss reads storage. Counted
-     * in {@link BlockCacheStats#pageCacheBytes()}.
+     * readahead). Where that descriptor cannot be opened (the process out of descriptors), the
+     * file's misses read storage, and the open is tried again a second later. Without {@code
+     * cachestat} (Linux before 6.5) every miss reads storage. Counted in {@link
+     * BlockCacheStats#pageCacheBytes()}.
      */
     public Builder fillFromPageCache(boolean enabled) {
       this.fillFromPageCache = enabled;

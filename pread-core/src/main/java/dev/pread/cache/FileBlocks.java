@@ -66,8 +66,16 @@ final class FileBlocks {
       new java.util.concurrent.atomic.AtomicBoolean();
   /** A buffered descriptor of {@link #file}, opened at the first miss the page cache holds; guarded by this. */
   private NativeFile buffered;
-  /** True once the files are closed, or the buffered open failed; guarded by this. */
-  private boolean noBuffered;
+  /** True once the files are closed: no buffered descriptor is opened after; guarded by this. */
+  private boolean filesClosed;
+  /**
+   * The {@link System#nanoTime} of the last failed open of the buffered descriptor; guarded by this.
+   * No other open is tried for {@link BlockCache#bufferedRetryNanos} after it: an open fails for a
+   * while (the process out of descriptors), and costs a system call that each miss must not pay
+   * meanwhile.
+   */
+  private long bufferedFailedAt;
+  private boolean bufferedFailed;
 
   FileBlocks(BlockCache cache, NativeFile file, Object key) {
     this.cache = cache;
@@ -354,9 +362,15 @@ final class FileBlocks {
     return b != null ? b : file;
   }
 
-  /** The buffered descriptor, opened on first use; null if it cannot be opened. */
+  /**
+   * The buffered descriptor, opened on first use; null if it cannot be opened now. After a failed
+   * open, misses read storage for {@link BlockCache#bufferedRetryNanos}, then an open is tried again.
+   */
   private synchronized NativeFile buffered() {
-    if (buffered == null && !noBuffered) {
+    if (buffered == null && !filesClosed) {
+      if (bufferedFailed && System.nanoTime() - bufferedFailedAt < cache.bufferedRetryNanos) {
+        return null;
+      }
       try {
         NativeFile b = file.reopen(false);
         try {
@@ -366,10 +380,12 @@ final class FileBlocks {
         }
         buffered = b;
       } catch (IOException e) {
-        noBuffered = true; // misses read storage, as without the option
+        bufferedFailed = true; // misses read storage until the next try
+        bufferedFailedAt = System.nanoTime();
         if (BUFFERED_FAILURE_LOGGED.compareAndSet(false, true)) {
           LOG.log(System.Logger.Level.WARNING, "BlockCache: cannot open " + file.path()
-              + " buffered to copy misses from the page cache; its misses read storage (logged once per JVM): " + e);
+              + " buffered to copy misses from the page cache; its misses read storage, and an open is tried again"
+              + " a second later (logged once per JVM): " + e);
         }
       }
     }
@@ -383,7 +399,7 @@ final class FileBlocks {
   void closeFiles() throws IOException {
     NativeFile b;
     synchronized (this) {
-      noBuffered = true;
+      filesClosed = true;
       b = buffered;
     }
     try {

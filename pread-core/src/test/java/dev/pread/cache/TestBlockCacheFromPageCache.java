@@ -1,6 +1,9 @@
 package dev.pread.cache;
 
 import dev.pread.nativeio.Advice;
+import dev.pread.nativeio.FaultInjection;
+import dev.pread.nativeio.FaultInjection.Call;
+import dev.pread.nativeio.FaultInjection.Kind;
 import dev.pread.nativeio.NativeFile;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -165,6 +168,55 @@ public class TestBlockCacheFromPageCache extends LuceneTestCase {
     assertEquals(s.toString(), 0, s.bytesRead());
     assertTrue(s.toString(), s.pageCacheBytes() >= 8192L * blocks);
     assertEquals("a read around inserts nothing", 0, s.residentBytes());
+  }
+
+  /**
+   * The buffered descriptor fails to open (the process out of descriptors): misses read storage,
+   * with no other open tried until the retry interval has passed; then an open is tried again, and
+   * misses the page cache holds are copied from it again.
+   */
+  public void testAFailedBufferedOpenIsTriedAgainLater() throws IOException {
+    Random r = random();
+    Path dir = createTempDir();
+    int blockSize = 4096 << r.nextInt(3);
+    int blocks = TestUtil.nextInt(r, 4, 20);
+    long size = (long) blockSize * blocks;
+    long seed = r.nextLong();
+    Path p = Content.writeSynced(dir, "f", seed, size);
+    try (BlockCache cache = BlockCache.builder(size).blockSize(blockSize).fillFromPageCache(true).build();
+        CachedFile f = cache.open(p, true)) {
+      assumeUsable(f, p, size);
+      makeResident(p, size);
+      cache.bufferedRetryNanos = Long.MAX_VALUE; // no second try until the test says so
+      byte[] block = new byte[blockSize];
+      int failedBlocks = TestUtil.nextInt(r, 1, blocks - 2);
+      try (FaultInjection faults = FaultInjection.install(dir).failNext(Call.OPEN, Kind.EMFILE, 1000)) {
+        for (int b = 0; b < failedBlocks; b++) {
+          f.read((long) b * blockSize, block, 0, blockSize);
+          Content.check("block " + b, seed, (long) b * blockSize, block, 0, blockSize);
+        }
+        BlockCacheStats s = cache.stats();
+        assertEquals("one open tried, and no other meanwhile", 1, faults.injected(Call.OPEN, Kind.EMFILE));
+        assertEquals(s.toString(), (long) failedBlocks * blockSize, s.bytesRead());
+        assertEquals(s.toString(), 0, s.pageCacheBytes());
+        assertEquals("the O_DIRECT descriptor only", 1, Content.descriptorsUnder(dir));
+
+        cache.bufferedRetryNanos = 0; // the interval has passed; the next open fails again
+        f.read((long) failedBlocks * blockSize, block, 0, blockSize);
+        assertEquals(2, faults.injected(Call.OPEN, Kind.EMFILE));
+        assertEquals(0, cache.stats().pageCacheBytes());
+        faults.clearRules();
+
+        for (int b = failedBlocks + 1; b < blocks; b++) { // descriptors free again: the next try opens it
+          f.read((long) b * blockSize, block, 0, blockSize);
+          Content.check("block " + b, seed, (long) b * blockSize, block, 0, blockSize);
+        }
+      }
+      BlockCacheStats s = cache.stats();
+      assertEquals(s.toString(), (long) (failedBlocks + 1) * blockSize, s.bytesRead());
+      assertEquals(s.toString(), (long) (blocks - failedBlocks - 1) * blockSize, s.pageCacheBytes());
+      assertEquals("the O_DIRECT and the buffered descriptor", 2, Content.descriptorsUnder(dir));
+    }
   }
 
   public void testTheBufferedDescriptorClosesWithTheFileAndTheCache() throws IOException {
