@@ -14,7 +14,9 @@ package dev.pread.nativeio;
  * one at the default level 4) and it serves each process's queue in turn, not requests in the
  * order they came, so a query's small reads do not wait behind another process's large readahead
  * of a file it streams. mq-deadline and the {@code none} scheduler serve every level alike: there
- * it changes nothing. The level needs no privilege (the real-time class would). The cost: three
+ * it changes nothing. The level needs no privilege (the real-time class would). A thread in the
+ * real-time class (an operator's {@code ionice -c1}, with {@code CAP_SYS_NICE}) keeps it: it is
+ * above every best-effort level, and mq-deadline serves it before them. The cost: up to three
  * system calls around each read from storage.
  *
  * <p>Usage: {@code int previous = IoPriority.enterIdle(); long start = System.nanoTime(); try {
@@ -40,6 +42,14 @@ public final class IoPriority {
   /** {@code IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 0)}: class 2, level 0, the highest best-effort level. */
   public static final int FIRST = 2 << 13;
 
+  /** {@code IOPRIO_CLASS_RT}: the real-time class, above every best-effort level. */
+  static final int REALTIME_CLASS = 1;
+
+  /** The class of a priority value: its top bits of 16. */
+  static int classOf(int value) {
+    return value >>> 13;
+  }
+
   /** An idle read slower than this ends idle reads for {@link #BACKOFF_MILLIS}. */
   static final long MAX_IDLE_MILLIS = 200;
 
@@ -55,11 +65,13 @@ public final class IoPriority {
   private IoPriority() {}
 
   /**
-   * Puts the calling thread at the highest best-effort level for a read a query waits on; give the
-   * result to {@link #restore(int)} when the read is done.
+   * Puts the calling thread at the highest best-effort level for a read a query waits on, unless it
+   * is in the real-time class, which is above that level and stays; give the result to {@link
+   * #restore(int)} when the read is done.
    *
-   * @return the priority to give back ({@link #FIRST} itself if the thread was at that level
-   *     already), or {@link #UNCHANGED} if the kernel refuses
+   * @return the priority to give back ({@link #FIRST} itself if the thread was at that level or in
+   *     the real-time class already: nothing to give back), or {@link #UNCHANGED} if the kernel
+   *     refuses
    */
   public static int enterFirst() {
     return supported ? enter(FIRST) : UNCHANGED;
@@ -95,6 +107,9 @@ public final class IoPriority {
       int previous = NativeIO.ioprioGet();
       if (previous == value) {
         return previous;
+      }
+      if (value == FIRST && classOf(previous) == REALTIME_CLASS) {
+        return FIRST; // a thread an operator put in the real-time class is not lowered
       }
       if (previous < 0 || !NativeIO.ioprioSet(value)) {
         supported = false;

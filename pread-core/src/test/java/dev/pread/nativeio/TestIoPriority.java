@@ -2,7 +2,9 @@ package dev.pread.nativeio;
 
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.lucene.tests.util.LuceneTestCase;
+import org.apache.lucene.tests.util.TestUtil;
 
 /**
  * {@link IoPriority}: the idle class is entered and left on the calling thread only. Skips, saying
@@ -52,6 +54,46 @@ public class TestIoPriority extends LuceneTestCase {
     assertEquals(before, IoPriority.current());
     IoPriority.restore(IoPriority.UNCHANGED); // nothing to give back
     assertEquals(before, IoPriority.current());
+  }
+
+  /**
+   * A thread an operator put in the real-time class keeps it for a read a query waits on (the
+   * real-time class is above every best-effort level), and still yields for an idle read. Runs on
+   * a thread of its own, so the test thread never leaves its class; skips where the kernel refuses
+   * the real-time class (it needs {@code CAP_SYS_NICE}).
+   */
+  public void testARealTimeThreadIsNotLowered() throws Exception {
+    assumeTrue("ioprio_get is not available here", IoPriority.current() >= 0);
+    int realtime = (IoPriority.REALTIME_CLASS << 13) | TestUtil.nextInt(random(), 0, 7);
+    int[] seen = new int[5];
+    AtomicReference<String> skipped = new AtomicReference<>();
+    Thread t =
+        new Thread(
+            () -> {
+              if (!NativeIO.ioprioSet(realtime)) {
+                skipped.set("the kernel refused the real-time I/O class (it needs CAP_SYS_NICE)");
+                return;
+              }
+              int previous = IoPriority.enterFirst();
+              seen[0] = previous;
+              seen[1] = IoPriority.current();
+              IoPriority.restore(previous);
+              seen[2] = IoPriority.current();
+              int idle = IoPriority.enterIdle();
+              seen[3] = IoPriority.current();
+              IoPriority.restore(idle, System.nanoTime());
+              seen[4] = IoPriority.current();
+            });
+    t.start();
+    t.join();
+    assumeTrue(String.valueOf(skipped.get()), skipped.get() == null);
+    assertEquals("nothing to give back", IoPriority.FIRST, seen[0]);
+    assertEquals("a query's read keeps the real-time class", realtime, seen[1]);
+    assertEquals(realtime, seen[2]);
+    if (seen[3] != realtime) { // not backing off after a slow idle read of another test
+      assertEquals("an idle read yields", IoPriority.IDLE, seen[3]);
+    }
+    assertEquals(realtime, seen[4]);
   }
 
   public void testOnlyTheCallingThread() throws Exception {
