@@ -45,6 +45,19 @@ public final class IoPriority {
   /** {@code IOPRIO_CLASS_RT}: the real-time class, above every best-effort level. */
   static final int REALTIME_CLASS = 1;
 
+  /**
+   * {@code IOPRIO_PRIO_VALUE(IOPRIO_CLASS_RT, 7)}: the lowest real-time level, for a query's reads
+   * where {@link #REALTIME_PROPERTY} asks for the real-time class.
+   */
+  public static final int REALTIME = (REALTIME_CLASS << 13) | 7;
+
+  /**
+   * The system property that puts the reads a query waits on ({@link #enterFirst}) in the real-time
+   * class instead of at best-effort level 0: {@value}{@code =true}. Read once, when this class is
+   * loaded.
+   */
+  public static final String REALTIME_PROPERTY = "dev.pread.io.realtime";
+
   /** The class of a priority value: its top bits of 16. */
   static int classOf(int value) {
     return value >>> 13;
@@ -59,6 +72,14 @@ public final class IoPriority {
   /** Cleared once the kernel refuses; a benign race. */
   private static boolean supported = NativeAccess.isAvailable();
 
+  /**
+   * Whether {@link #enterFirst} tries the real-time class ({@link #REALTIME_PROPERTY}); cleared, with
+   * one log line, once the kernel refuses it (no {@code CAP_SYS_NICE}). A benign race. Tests set it.
+   */
+  static volatile boolean realtime = Boolean.getBoolean(REALTIME_PROPERTY);
+
+  private static final System.Logger LOG = System.getLogger(IoPriority.class.getName());
+
   /** {@link System#nanoTime()} until which {@link #enterIdle} leaves the class alone; benign races. */
   private static volatile long backoffUntil = System.nanoTime();
 
@@ -67,14 +88,62 @@ public final class IoPriority {
   /**
    * Puts the calling thread at the highest best-effort level for a read a query waits on, unless it
    * is in the real-time class, which is above that level and stays; give the result to {@link
-   * #restore(int)} when the read is done.
+   * #restore(int)} when the read is done. With {@link #REALTIME_PROPERTY} set, puts it in the
+   * real-time class ({@link #REALTIME}) instead, where the kernel allows it.
+   *
+   * <p>The real-time class is the one mq-deadline serves before every best-effort read, so a
+   * query's miss does not wait behind the readahead of another process streaming a file; BFQ gives
+   * best-effort level 0 most of that without privilege. The trade-off: it needs {@code
+   * CAP_SYS_NICE}, and while queries keep the disk busy every other process's reads on it wait, up
+   * to the scheduler's aging limit (10 s for mq-deadline). Where the kernel refuses it, one log line
+   * says so and reads go at best-effort level 0.
    *
    * @return the priority to give back ({@link #FIRST} itself if the thread was at that level or in
    *     the real-time class already: nothing to give back), or {@link #UNCHANGED} if the kernel
    *     refuses
    */
   public static int enterFirst() {
+    if (!supported) {
+      return UNCHANGED;
+    }
+    if (realtime) {
+      int previous = enterRealtime();
+      if (previous != UNCHANGED) {
+        return previous;
+      }
+    }
     return supported ? enter(FIRST) : UNCHANGED;
+  }
+
+  /**
+   * {@link #enterFirst} in the real-time class (a thread at best-effort level 0 already is left
+   * there); {@link #UNCHANGED} if the kernel refuses it.
+   */
+  private static int enterRealtime() {
+    try {
+      int previous = NativeIO.ioprioGet();
+      if (previous < 0) {
+        supported = false;
+        return UNCHANGED;
+      }
+      if (classOf(previous) == REALTIME_CLASS || previous == FIRST) {
+        // in the class already (an outer read's, or an operator's), or at the level someone chose
+        // for this thread: left as it is, nothing to give back
+        return FIRST;
+      }
+      if (!NativeIO.ioprioSet(REALTIME)) {
+        if (realtime) {
+          realtime = false;
+          LOG.log(System.Logger.Level.WARNING, REALTIME_PROPERTY + " is set, but the kernel refuses the real-time"
+              + " I/O class (it needs CAP_SYS_NICE): a query's reads go at best-effort level 0 instead");
+        }
+        return UNCHANGED;
+      }
+      return previous;
+    } catch (LinkageError e) {
+      supported = false;
+      return UNCHANGED;
+    }
   }
 
   /**

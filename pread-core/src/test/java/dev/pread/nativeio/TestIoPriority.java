@@ -96,6 +96,49 @@ public class TestIoPriority extends LuceneTestCase {
     assertEquals(realtime, seen[4]);
   }
 
+  /**
+   * With {@link IoPriority#REALTIME_PROPERTY}, a query's read goes in the real-time class and the
+   * thread gets its own priority back after it; where the kernel refuses the class (no {@code
+   * CAP_SYS_NICE}), the read goes at best-effort level 0 instead and later reads do not try again.
+   * Runs on a thread of its own.
+   */
+  public void testTheRealTimePropertyPutsAQueryReadInTheRealTimeClass() throws Exception {
+    assumeTrue("ioprio_get is not available here", IoPriority.current() >= 0);
+    boolean was = IoPriority.realtime;
+    int[] seen = new int[6];
+    boolean[] refused = new boolean[1];
+    IoPriority.realtime = true;
+    try {
+      Thread t =
+          new Thread(
+              () -> {
+                seen[0] = IoPriority.current();
+                int previous = IoPriority.enterFirst();
+                seen[1] = IoPriority.current();
+                int nested = IoPriority.enterFirst();
+                seen[2] = nested;
+                seen[3] = IoPriority.current();
+                IoPriority.restore(nested);
+                seen[4] = IoPriority.current();
+                IoPriority.restore(previous);
+                seen[5] = IoPriority.current();
+                refused[0] = !IoPriority.realtime;
+              });
+      t.start();
+      t.join();
+    } finally {
+      IoPriority.realtime = was;
+    }
+    assumeTrue("the thread started at best-effort level 0, which the property leaves alone", seen[0] != IoPriority.FIRST);
+    assumeTrue("the thread started in the real-time class", IoPriority.classOf(seen[0]) != IoPriority.REALTIME_CLASS);
+    int expected = refused[0] ? IoPriority.FIRST : IoPriority.REALTIME;
+    assertEquals(refused[0] ? "refused: best-effort level 0 instead" : "the real-time class", expected, seen[1]);
+    assertEquals("a nested read: nothing to give back", IoPriority.FIRST, seen[2]);
+    assertEquals(expected, seen[3]);
+    assertEquals("the outer read keeps the class", expected, seen[4]);
+    assertEquals("the thread's own priority after the read", seen[0], seen[5]);
+  }
+
   public void testOnlyTheCallingThread() throws Exception {
     int before = IoPriority.current();
     assumeTrue("ioprio_get is not available here", before >= 0);
