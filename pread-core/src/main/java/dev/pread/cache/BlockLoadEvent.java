@@ -47,6 +47,6 @@ final class BlockLoadEvent extends jdk.jfr.Event {
   boolean idle;
 
   @Label("First I/O Level")
-  @Description("read from storage at the highest best-effort I/O level: a query's demand load, prefetch or read around")
+  @Description("read from storage at the highest best-effort I/O level, or in the real-time class with dev.pread.io.realtime: a query's demand load, prefetch or read around")
   boolean first;
 }

@@ -17,7 +17,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * ignored: prefetch is a hint.
  *
  * <p><b>Priority.</b> Made for a query's reads (with a {@link SlowReads}), a read goes to the disk at
- * the highest best-effort I/O level while recent reads were slow, and at the thread's own
+ * the highest best-effort I/O level (or in the real-time class: {@link
+ * dev.pread.nativeio.IoPriority#enterFirst}) while recent reads were slow, and at the thread's own
  * otherwise.
  *
  * <p>Thread-safe; closing closes the file once reads in flight have finished.
