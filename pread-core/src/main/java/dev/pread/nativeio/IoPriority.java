@@ -107,43 +107,12 @@ public final class IoPriority {
       return UNCHANGED;
     }
     if (realtime) {
-      int previous = enterRealtime();
-      if (previous != UNCHANGED) {
+      int previous = enter(REALTIME);
+      if (previous != UNCHANGED || !supported) {
         return previous;
       }
     }
-    return supported ? enter(FIRST) : UNCHANGED;
-  }
-
-  /**
-   * {@link #enterFirst} in the real-time class (a thread at best-effort level 0 already is left
-   * there); {@link #UNCHANGED} if the kernel refuses it.
-   */
-  private static int enterRealtime() {
-    try {
-      int previous = NativeIO.ioprioGet();
-      if (previous < 0) {
-        supported = false;
-        return UNCHANGED;
-      }
-      if (classOf(previous) == REALTIME_CLASS || previous == FIRST) {
-        // in the class already (an outer read's, or an operator's), or at the level someone chose
-        // for this thread: left as it is, nothing to give back
-        return FIRST;
-      }
-      if (!NativeIO.ioprioSet(REALTIME)) {
-        if (realtime) {
-          realtime = false;
-          LOG.log(System.Logger.Level.WARNING, REALTIME_PROPERTY + " is set, but the kernel refuses the real-time"
-              + " I/O class (it needs CAP_SYS_NICE): a query's reads go at best-effort level 0 instead");
-        }
-        return UNCHANGED;
-      }
-      return previous;
-    } catch (LinkageError e) {
-      supported = false;
-      return UNCHANGED;
-    }
+    return enter(FIRST);
   }
 
   /**
@@ -166,25 +135,41 @@ public final class IoPriority {
   }
 
   /**
-   * Sets the calling thread's priority to {@code value} unless it has it already.
+   * Sets the calling thread's priority to {@code value} unless it has it already or, for a query's
+   * read ({@link #FIRST}, {@link #REALTIME}), is in the real-time class or at level 0.
    *
-   * @return the priority before (which is {@code value} if nothing was set), or {@link #UNCHANGED}
-   *     if the kernel refuses, after which no call changes priorities
+   * @return the priority before ({@link #FIRST} if a query's read left it as it was, {@code value}
+   *     if it had it), or {@link #UNCHANGED} if the kernel refuses: for {@link #REALTIME} that class
+   *     only (the property is turned off), else every priority, after which no call changes any
    */
   private static int enter(int value) {
     try {
       int previous = NativeIO.ioprioGet();
-      if (previous == value) {
-        return previous;
-      }
-      if (value == FIRST && classOf(previous) == REALTIME_CLASS) {
-        return FIRST; // a thread an operator put in the real-time class is not lowered
-      }
-      if (previous < 0 || !NativeIO.ioprioSet(value)) {
+      if (previous < 0) {
         supported = false;
         return UNCHANGED;
       }
-      return previous;
+      if (value != IDLE && (classOf(previous) == REALTIME_CLASS || previous == FIRST)) {
+        // a query's read on a thread in the real-time class (an outer read's, or an operator's) or
+        // at level 0 already: not lowered, nothing to give back
+        return FIRST;
+      }
+      if (previous == value) {
+        return previous;
+      }
+      if (NativeIO.ioprioSet(value)) {
+        return previous;
+      }
+      if (value == REALTIME) {
+        if (realtime) {
+          realtime = false;
+          LOG.log(System.Logger.Level.WARNING, REALTIME_PROPERTY + " is set, but the kernel refuses the real-time"
+              + " I/O class (it needs CAP_SYS_NICE): a query's reads go at best-effort level 0 instead");
+        }
+        return UNCHANGED; // level 0 is tried next
+      }
+      supported = false;
+      return UNCHANGED;
     } catch (LinkageError e) {
       supported = false;
       return UNCHANGED;
