@@ -182,12 +182,26 @@ final class AdaptiveFile {
     try {
       BasicFileAttributes now = Files.readAttributes(path, BasicFileAttributes.class);
       if (now.size() < size && fileKey != null && fileKey.equals(now.fileKey())) {
-        readPath = TRUNCATED;
-        copiesBarred = true;
+        markTruncated();
       }
     } catch (IOException e) {
       // deleted: its pages stay readable through the mapping
     }
+  }
+
+  /**
+   * Marks the file {@link #TRUNCATED}, once, and tells {@link CompiledPath}, whose mapped reads do
+   * not look at their file's path: while a truncated file is open the constant is not {@link
+   * #MAPPED}, so that every read of this file looks and throws. Synchronized with {@link #close}, so
+   * that a file counted as truncated is uncounted exactly once.
+   */
+  private synchronized void markTruncated() {
+    if (closed || readPath == TRUNCATED) {
+      return;
+    }
+    readPath = TRUNCATED;
+    copiesBarred = true;
+    CompiledPath.truncated(true);
   }
 
   /** Bytes in the file now, or -1 if that cannot be read; for error messages. */
@@ -286,6 +300,9 @@ final class AdaptiveFile {
     }
     closed = true;
     copiesBarred = true;
+    if (readPath == TRUNCATED) {
+      CompiledPath.truncated(false);
+    }
     regime.unregister(this);
     try {
       IOUtils.close(aroundCache, cached, pageCache, handle);

@@ -30,7 +30,8 @@ import org.apache.lucene.util.BitUtil;
  * dev.pread.cache.BlockReader}).
  *
  * <p>While every adaptive input of the JVM reads mappings ({@link CompiledPath}), a read checks
- * that constant and its file's path and reads the mapping, and every other path is behind a call:
+ * that constant and reads the mapping, without looking at its file's path (while a file found
+ * truncated is open the constant says otherwise), and every other path is behind a call:
  * the code the JIT compiles into Lucene's loops then holds the mapping's reads only, whatever paths
  * those loops took before. While they do not, a sequential read looks in its heap copy first,
  * before reading any path: the copy holds the file's bytes whichever path filled it, and LZ4's
@@ -576,7 +577,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
   @Override
   public void readLongs(long[] dst, int off, int count) throws IOException {
     long p = pos;
-    if (CompiledPath.get() == AdaptiveFile.MAPPED && file.readPath == AdaptiveFile.MAPPED || mapped()) {
+    if (CompiledPath.get() == AdaptiveFile.MAPPED || mapped()) {
       mappedLongs(p, dst, off, count);
     } else {
       readOther(K_LONGS, p, dst, off, count);
@@ -595,7 +596,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
   @Override
   public void readInts(int[] dst, int off, int count) throws IOException {
     long p = pos;
-    if (CompiledPath.get() == AdaptiveFile.MAPPED && file.readPath == AdaptiveFile.MAPPED || mapped()) {
+    if (CompiledPath.get() == AdaptiveFile.MAPPED || mapped()) {
       mappedInts(p, dst, off, count);
     } else {
       readOther(K_INTS, p, dst, off, count);
@@ -614,7 +615,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
   @Override
   public void readFloats(float[] dst, int off, int count) throws IOException {
     long p = pos;
-    if (CompiledPath.get() == AdaptiveFile.MAPPED && file.readPath == AdaptiveFile.MAPPED || mapped()) {
+    if (CompiledPath.get() == AdaptiveFile.MAPPED || mapped()) {
       mappedFloats(p, dst, off, count);
     } else {
       readOther(K_FLOATS, p, dst, off, count);
@@ -666,10 +667,8 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
    */
   private void readBytesSeq(long p, byte[] b, int off, int len) throws IOException {
     if (CompiledPath.get() == AdaptiveFile.MAPPED) {
-      if (file.readPath == AdaptiveFile.MAPPED) {
-        mappedBytes(p, b, off, len);
-        return;
-      }
+      mappedBytes(p, b, off, len);
+      return;
     } else if (len > 0) {
       long i = p - bufStart;
       if (i >= 0 && i <= bufLen - len && !file.copiesBarred) {
@@ -683,7 +682,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
 
   /** A positional read; see {@link #readBytesSeq}. */
   private void readBytesAt(long p, byte[] b, int off, int len) throws IOException {
-    if (CompiledPath.get() == AdaptiveFile.MAPPED && file.readPath == AdaptiveFile.MAPPED) {
+    if (CompiledPath.get() == AdaptiveFile.MAPPED) {
       mappedBytes(p, b, off, len);
       return;
     }
@@ -725,9 +724,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
   /** A sequential read; see {@link #readBytesSeq}. */
   private byte readByteSeq(long p) throws IOException {
     if (CompiledPath.get() == AdaptiveFile.MAPPED) {
-      if (file.readPath == AdaptiveFile.MAPPED) {
-        return mappedByte(p);
-      }
+      return mappedByte(p);
     } else {
       long i = p - bufStart;
       if (i >= 0 && i < bufLen && !file.copiesBarred) {
@@ -739,7 +736,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
 
   /** A positional read; see {@link #readBytesSeq}. */
   private byte readByteAt(long p) throws IOException {
-    if (CompiledPath.get() == AdaptiveFile.MAPPED && file.readPath == AdaptiveFile.MAPPED) {
+    if (CompiledPath.get() == AdaptiveFile.MAPPED) {
       return mappedByte(p);
     }
     return readByteAnyPath(p, false);
@@ -778,9 +775,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
   /** A sequential read; see {@link #readBytesSeq}. */
   private short readShortSeq(long p) throws IOException {
     if (CompiledPath.get() == AdaptiveFile.MAPPED) {
-      if (file.readPath == AdaptiveFile.MAPPED) {
-        return mappedShort(p);
-      }
+      return mappedShort(p);
     } else {
       long i = p - bufStart;
       if (i >= 0 && i <= bufLen - Short.BYTES && !file.copiesBarred) {
@@ -792,7 +787,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
 
   /** A positional read; see {@link #readBytesSeq}. */
   private short readShortAt(long p) throws IOException {
-    if (CompiledPath.get() == AdaptiveFile.MAPPED && file.readPath == AdaptiveFile.MAPPED) {
+    if (CompiledPath.get() == AdaptiveFile.MAPPED) {
       return mappedShort(p);
     }
     return readShortAnyPath(p, false);
@@ -831,9 +826,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
   /** A sequential read; see {@link #readBytesSeq}. */
   private int readIntSeq(long p) throws IOException {
     if (CompiledPath.get() == AdaptiveFile.MAPPED) {
-      if (file.readPath == AdaptiveFile.MAPPED) {
-        return mappedInt(p);
-      }
+      return mappedInt(p);
     } else {
       long i = p - bufStart;
       if (i >= 0 && i <= bufLen - Integer.BYTES && !file.copiesBarred) {
@@ -845,7 +838,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
 
   /** A positional read; see {@link #readBytesSeq}. */
   private int readIntAt(long p) throws IOException {
-    if (CompiledPath.get() == AdaptiveFile.MAPPED && file.readPath == AdaptiveFile.MAPPED) {
+    if (CompiledPath.get() == AdaptiveFile.MAPPED) {
       return mappedInt(p);
     }
     return readIntAnyPath(p, false);
@@ -884,9 +877,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
   /** A sequential read; see {@link #readBytesSeq}. */
   private long readLongSeq(long p) throws IOException {
     if (CompiledPath.get() == AdaptiveFile.MAPPED) {
-      if (file.readPath == AdaptiveFile.MAPPED) {
-        return mappedLong(p);
-      }
+      return mappedLong(p);
     } else {
       long i = p - bufStart;
       if (i >= 0 && i <= bufLen - Long.BYTES && !file.copiesBarred) {
@@ -898,7 +889,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
 
   /** A positional read; see {@link #readBytesSeq}. */
   private long readLongAt(long p) throws IOException {
-    if (CompiledPath.get() == AdaptiveFile.MAPPED && file.readPath == AdaptiveFile.MAPPED) {
+    if (CompiledPath.get() == AdaptiveFile.MAPPED) {
       return mappedLong(p);
     }
     return readLongAnyPath(p, false);

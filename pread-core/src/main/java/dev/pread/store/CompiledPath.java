@@ -27,9 +27,14 @@ import java.util.Map;
  * come at most once a second and, with the gap between the share that switches to the block cache
  * and the share that switches back, only when memory really changed.
  *
- * <p>The constant is a hint for the compiler, never the truth: every read still checks its own
- * file's path (a file that shrank, a file whose regime switched and whose reader has not seen the
- * constant change yet), and reads any path correctly whatever the constant says.
+ * <p>While the constant says mappings, a read goes to its file's mapping without looking at the
+ * file's own path: two dependent loads and a branch per value that Lucene's decoding loops would
+ * otherwise pay (LZ4's token loop reads three values a token). Every path gives the same bytes, so
+ * a reader that sees a switch of its file late reads right, through the mapping. The one file a
+ * mapping must not be read from is one found shorter than at open (its pages past the end fault,
+ * which the JVM reports as an {@link InternalError}): while such a file is open the constant says
+ * {@link #MIXED}, and every read looks at its file's path, as it does whenever the constant says
+ * anything but mappings.
  *
  * <p>Thread-safe.
  */
@@ -46,6 +51,9 @@ final class CompiledPath {
 
   /** The constant's value. Guarded by the class. */
   private static int value = AdaptiveFile.MAPPED;
+
+  /** Open files found shorter than at open ({@link AdaptiveFile#TRUNCATED}). Guarded by the class. */
+  private static int truncatedOpen;
 
   private static long changes;
 
@@ -73,6 +81,15 @@ final class CompiledPath {
     }
   }
 
+  /**
+   * An open file was found truncated ({@code true}), or such a file closed ({@code false}): while
+   * any is open the constant says {@link #MIXED}.
+   */
+  static synchronized void truncated(boolean found) {
+    truncatedOpen += found ? 1 : -1;
+    update();
+  }
+
   /** The constant's value now. */
   static synchronized int value() {
     return value;
@@ -94,6 +111,9 @@ final class CompiledPath {
         next = MIXED;
         break;
       }
+    }
+    if (truncatedOpen > 0) {
+      next = MIXED;
     }
     if (next != value) {
       value = next;

@@ -67,8 +67,11 @@ public class TestCompiledPath extends LuceneTestCase {
     assertEquals("the last directory closed", AdaptiveFile.MAPPED, CompiledPath.value());
   }
 
-  /** The constant says mappings while the files read the block cache: reads go to the cache. */
-  public void testAStaleMappedConstantReadsTheCache() throws IOException {
+  /**
+   * The constant says mappings while the files read the block cache (a reader that has not seen the
+   * switch yet): reads go to the mapping, without looking at the file's path, and give its bytes.
+   */
+  public void testAStaleMappedConstantReadsTheMapping() throws IOException {
     withOneFile(AdaptiveRegime.Mode.CACHED, (regime, d, in, content) -> {
       assertTrue(d.isReadingCache());
       assertEquals(AdaptiveFile.CACHE, CompiledPath.value());
@@ -76,12 +79,56 @@ public class TestCompiledPath extends LuceneTestCase {
       try {
         assertEquals(AdaptiveFile.MAPPED, CompiledPath.value());
         long missesBefore = d.cacheStats().misses();
+        long hitsBefore = d.cacheStats().hits();
         assertReadsEveryWay(in, content);
-        assertTrue("the reads went through the cache", d.cacheStats().misses() > missesBefore);
+        assertEquals("no read went through the cache", missesBefore, d.cacheStats().misses());
+        assertEquals("no read went through the cache", hitsBefore, d.cacheStats().hits());
       } finally {
         CompiledPath.follow(regime, AdaptiveFile.CACHE);
       }
+      long missesBefore = d.cacheStats().misses();
+      assertReadsEveryWay(in, content);
+      assertTrue("with the constant right, the reads go through the cache", d.cacheStats().misses() > missesBefore);
     });
+  }
+
+  /**
+   * A file found shorter than at open turns the constant off mappings while it is open, once however
+   * often it is found so: every read of it then looks at its path and throws an IOException naming
+   * it, the part still in the file included, and the other files read on.
+   */
+  public void testATruncatedOpenFileTurnsTheConstantOffMappings() throws IOException {
+    assumeTrue("needs native access", dev.pread.nativeio.NativeAccess.isAvailable());
+    byte[] content = content(1 << 20);
+    byte[] other = content(300_000);
+    Path dir = createTempDir("index");
+    Files.write(dir.resolve("f"), content);
+    Files.write(dir.resolve("g"), other);
+    AdaptiveRegime regime = AdaptiveDirectory.regime(AdaptiveRegime.Mode.MAPPED, 1 << 20);
+    try (AdaptiveDirectory d = new AdaptiveDirectory(dir, FSLockFactory.getDefault(), regime);
+        IndexInput g = d.openInput("g", IOContext.DEFAULT)) {
+      IndexInput f = d.openInput("f", IOContext.DEFAULT);
+      IndexInput clone = f.clone();
+      assertEquals(AdaptiveFile.MAPPED, CompiledPath.value());
+      try (java.nio.channels.FileChannel ch =
+          java.nio.channels.FileChannel.open(dir.resolve("f"), java.nio.file.StandardOpenOption.WRITE)) {
+        ch.truncate(4096);
+      }
+      regime.check();
+      regime.check(); // found truncated again: counted once
+      assertEquals(CompiledPath.MIXED, CompiledPath.value());
+      clone.seek(content.length - 100);
+      IOException e = expectThrows(IOException.class, clone::readLong);
+      assertTrue(e.getMessage(), e.getMessage().contains(dir.resolve("f").toString()));
+      assertTrue(e.getMessage(), e.getMessage().contains("4096 bytes now, " + content.length + " at open"));
+      expectThrows(IOException.class, () -> ((RandomAccessInput) f).readByte(10));
+      clone.seek(0);
+      expectThrows(IOException.class, () -> clone.readBytes(new byte[8], 0, 8));
+      assertReadsEveryWay(g, other);
+      f.close();
+      assertEquals("the truncated file closed", AdaptiveFile.MAPPED, CompiledPath.value());
+      assertReadsEveryWay(g, other);
+    }
   }
 
   /** The constant says the cache while the files read their mappings: no cache is made for them. */
