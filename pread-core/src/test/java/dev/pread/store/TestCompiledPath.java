@@ -14,8 +14,8 @@ import org.apache.lucene.store.RandomAccessInput;
 import org.apache.lucene.tests.util.LuceneTestCase;
 
 /**
- * {@link CompiledPath}: the constant follows the paths of the regimes in use, and reads give the
- * file's bytes through the right path whatever the constant says (it lags behind a switch).
+ * {@link CompiledPath}: the constant follows the paths of the regimes in use and the truncated
+ * files open, and reads give the file's bytes whatever the constant says (it lags behind a switch).
  */
 public class TestCompiledPath extends LuceneTestCase {
   private static final long MIB = 1L << 20;
