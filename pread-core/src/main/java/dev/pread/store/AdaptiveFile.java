@@ -92,6 +92,8 @@ final class AdaptiveFile {
   /** Merges and read-once inputs while queries read the cache: reads around it, made on first use. */
   private volatile PreadIndexInput aroundCache;
   private volatile boolean closed;
+  /** Guards marking the file truncated against its close ({@link #markTruncated}); a leaf lock. */
+  private final Object truncation = new Object();
 
   private AdaptiveFile(
       Path path,
@@ -192,16 +194,20 @@ final class AdaptiveFile {
   /**
    * Marks the file {@link #TRUNCATED}, once, and tells {@link CompiledPath}, whose mapped reads do
    * not look at their file's path: while a truncated file is open the constant is not {@link
-   * #MAPPED}, so that every read of this file looks and throws. Synchronized with {@link #close}, so
-   * that a file counted as truncated is uncounted exactly once.
+   * #MAPPED}, so that every read of this file looks and throws. Under {@link #truncation}, as is
+   * {@link #close}'s part, so that a file counted as truncated is uncounted exactly once; not under
+   * this file's monitor, which {@link #openCached} holds while it takes the regime's lock, and the
+   * caller holds the regime's lock.
    */
-  private synchronized void markTruncated() {
-    if (closed || readPath == TRUNCATED) {
-      return;
+  private void markTruncated() {
+    synchronized (truncation) {
+      if (closed || readPath == TRUNCATED) {
+        return;
+      }
+      readPath = TRUNCATED;
+      copiesBarred = true;
+      CompiledPath.truncated(true);
     }
-    readPath = TRUNCATED;
-    copiesBarred = true;
-    CompiledPath.truncated(true);
   }
 
   /** Bytes in the file now, or -1 if that cannot be read; for error messages. */
@@ -300,8 +306,10 @@ final class AdaptiveFile {
     }
     closed = true;
     copiesBarred = true;
-    if (readPath == TRUNCATED) {
-      CompiledPath.truncated(false);
+    synchronized (truncation) {
+      if (readPath == TRUNCATED) {
+        CompiledPath.truncated(false);
+      }
     }
     regime.unregister(this);
     try {
