@@ -432,8 +432,9 @@ final class FileBlocks {
    * @param rejected true when admission refused the block: counted as a miss and a rejection,
    *     else as read-around
    * @param query true for a read of a file that inserts (a query's): read at the highest
-   *     best-effort I/O level, or in the real-time class ({@link IoPriority#enterFirst}); false for a file that does not (a merge's): in the idle class if the
-   *     cache says so ({@link IoPriority})
+   *     best-effort I/O level, or in the real-time class ({@link IoPriority#enterFirst}); false for
+   *     a file that does not (a merge's): in the idle class if the cache says so ({@link
+   *     IoPriority})
    * @return bytes copied
    */
   private int readAround(

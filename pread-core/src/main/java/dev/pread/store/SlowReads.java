@@ -2,8 +2,9 @@ package dev.pread.store;
 
 /**
  * Whether a query's reads through the page cache are made at the highest best-effort I/O level, or
- * in the real-time class where asked for ({@link dev.pread.nativeio.IoPriority#enterFirst}): for {@value #HOLD_MILLIS} ms after {@value
- * #SLOW_READS} of them took longer than {@value #SLOW_MICROS} us within {@value #WINDOW_MILLIS} ms.
+ * in the real-time class where asked for ({@link dev.pread.nativeio.IoPriority#enterFirst}): for
+ * {@value #HOLD_MILLIS} ms after {@value #SLOW_READS} of them took longer than {@value
+ * #SLOW_MICROS} us within {@value #WINDOW_MILLIS} ms.
  * A read from the page cache takes microseconds and one from an idle disk a fraction of a
  * millisecond; reads that keep taking milliseconds mean the disk is busy with other work (a
  * neighbour streaming a file), which is when going first helps, and when the three system calls
