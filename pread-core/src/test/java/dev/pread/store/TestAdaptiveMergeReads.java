@@ -39,7 +39,8 @@ public class TestAdaptiveMergeReads extends LuceneTestCase {
     Files.write(f, content);
     AdaptiveRegime regime = AdaptiveDirectory.regime(AdaptiveRegime.Mode.CACHED, 1 << 20);
     List<RecordedEvent> events;
-    int jump = random().nextInt(size - 1);
+    // before the last two buffers' worth, so that the jump leaves what the input holds
+    int jump = random().nextInt(size - 2 * buffer);
     try (Recording recording = new Recording()) {
       recording.enable("dev.pread.cache.BlockLoad").withoutThreshold();
       recording.start();
@@ -63,11 +64,16 @@ public class TestAdaptiveMergeReads extends LuceneTestCase {
       recording.dump(file);
       events = RecordingFile.readAllEvents(file);
     }
+    // one thread made every read, one after another; a recording need not list them in that order
+    events = new ArrayList<>(events);
+    events.sort(java.util.Comparator.comparing(RecordedEvent::getStartTime));
     List<Long> reads = new ArrayList<>();
+    RecordedEvent lastEvent = null;
     for (RecordedEvent e : events) {
       if (e.getEventType().getName().equals("dev.pread.cache.BlockLoad") && e.getString("path").equals(f.toString())) {
         assertEquals("a merge's read is a read around the cache: " + e, "read-around", e.getString("kind"));
         reads.add(e.getLong("bytes"));
+        lastEvent = e;
       }
     }
     assertFalse("reads around the cache were recorded", reads.isEmpty());
@@ -77,6 +83,8 @@ public class TestAdaptiveMergeReads extends LuceneTestCase {
     // read is a buffer's worth, however small the reads the merge makes
     assertTrue("few reads for " + size + " bytes: " + reads, reads.size() <= pieces + 1 + 12 + 1);
     long last = reads.get(reads.size() - 1);
+    long offset = lastEvent.getLong("offset");
+    assertTrue("the last read is the jump's: " + lastEvent, offset <= jump && jump < offset + last);
     assertTrue("the refill after a jump reads little: " + reads, last <= 2L * AdaptiveRegime.CACHE_BLOCK_SIZE);
   }
 }
