@@ -44,6 +44,18 @@ final class AdaptiveFile {
    */
   static final int PAGE_CACHE_BUFFER_SIZE = 32 * 1024;
 
+  /**
+   * The buffer of {@link #aroundCache()}: the size its sequential refills grow to. Those reads go to
+   * storage in the idle I/O class, where each waits for a moment when no query's read is queued or
+   * in flight; a merge that read in small pieces would pay that wait for every piece and make
+   * almost no progress while queries keep the disk busy (a codec's checksum pass, which reads a
+   * segment's stored fields whole before the merge copies them, became most of the merge's time).
+   * Large pieces pay it rarely. A refill after a jump still starts small, so random reads (a vector
+   * graph built over vectors just merged) read no more than they need. The cost is heap: up to this
+   * much per input that a merge or read-once input reads sequentially, for as long as it is open.
+   */
+  static final int AROUND_CACHE_BUFFER_SIZE = 256 * 1024;
+
   /** A read path's name, for messages. */
   static String pathName(int path) {
     return switch (path) {
@@ -91,19 +103,6 @@ final class AdaptiveFile {
   private volatile PreadIndexInput pageCache;
   /** Merges and read-once inputs while queries read the cache: reads around it, made on first use. */
   private volatile PreadIndexInput aroundCache;
-
-  /**
-   * The buffer of {@link #aroundCache()}: the size its sequential refills grow to. Those reads go to
-   * storage in the idle I/O class, where each waits for a moment when no query's read is queued or
-   * in flight; a merge that read in small pieces would pay that wait for every piece and make
-   * almost no progress while queries keep the disk busy (a codec's checksum pass, which reads a
-   * segment's stored fields whole before the merge copies them, became most of the merge's time).
-   * Large pieces pay it rarely. A
-   * refill after a jump still starts small, so random reads (a vector graph built over vectors just
-   * merged) read no more than they need. The cost is heap: up to this much per input that a merge
-   * or read-once input reads sequentially, for as long as it is open.
-   */
-  static final int AROUND_CACHE_BUFFER_SIZE = 256 * 1024;
   private volatile boolean closed;
   /** Guards marking the file truncated against its close ({@link #markTruncated}); a leaf lock. */
   private final Object truncation = new Object();

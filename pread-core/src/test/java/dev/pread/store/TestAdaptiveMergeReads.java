@@ -5,6 +5,7 @@ import dev.pread.cache.JfrThreadsFilter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Random;
 import jdk.jfr.Recording;
@@ -66,7 +67,7 @@ public class TestAdaptiveMergeReads extends LuceneTestCase {
     }
     // one thread made every read, one after another; a recording need not list them in that order
     events = new ArrayList<>(events);
-    events.sort(java.util.Comparator.comparing(RecordedEvent::getStartTime));
+    events.sort(Comparator.comparing(RecordedEvent::getStartTime));
     List<Long> reads = new ArrayList<>();
     RecordedEvent lastEvent = null;
     for (RecordedEvent e : events) {

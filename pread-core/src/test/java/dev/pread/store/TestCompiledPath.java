@@ -1,11 +1,14 @@
 package dev.pread.store;
 
 import dev.pread.cache.FakeProc;
+import dev.pread.nativeio.NativeAccess;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.Random;
 import org.apache.lucene.store.FSLockFactory;
 import org.apache.lucene.store.IOContext;
@@ -21,7 +24,7 @@ public class TestCompiledPath extends LuceneTestCase {
   private static final long MIB = 1L << 20;
 
   public void testTheConstantFollowsTheRegimesInUse() throws IOException {
-    assumeTrue("needs native access", dev.pread.nativeio.NativeAccess.isAvailable());
+    assumeTrue("needs native access", NativeAccess.isAvailable());
     assertEquals("no adaptive directory open", AdaptiveFile.MAPPED, CompiledPath.value());
     FakeProc fake = new FakeProc(createTempDir("proc")).meminfo(24L << 30, 20L << 30);
     long limit = 1024 * MIB;
@@ -98,7 +101,7 @@ public class TestCompiledPath extends LuceneTestCase {
    * it, the part still in the file included, and the other files read on.
    */
   public void testATruncatedOpenFileTurnsTheConstantOffMappings() throws IOException {
-    assumeTrue("needs native access", dev.pread.nativeio.NativeAccess.isAvailable());
+    assumeTrue("needs native access", NativeAccess.isAvailable());
     byte[] content = content(1 << 20);
     byte[] other = content(300_000);
     Path dir = createTempDir("index");
@@ -110,8 +113,7 @@ public class TestCompiledPath extends LuceneTestCase {
       IndexInput f = d.openInput("f", IOContext.DEFAULT);
       IndexInput clone = f.clone();
       assertEquals(AdaptiveFile.MAPPED, CompiledPath.value());
-      try (java.nio.channels.FileChannel ch =
-          java.nio.channels.FileChannel.open(dir.resolve("f"), java.nio.file.StandardOpenOption.WRITE)) {
+      try (FileChannel ch = FileChannel.open(dir.resolve("f"), StandardOpenOption.WRITE)) {
         ch.truncate(4096);
       }
       regime.check();
@@ -151,7 +153,7 @@ public class TestCompiledPath extends LuceneTestCase {
   }
 
   private static void withOneFile(AdaptiveRegime.Mode mode, OneFile test) throws IOException {
-    assumeTrue("needs native access", dev.pread.nativeio.NativeAccess.isAvailable());
+    assumeTrue("needs native access", NativeAccess.isAvailable());
     byte[] content = content(300_000);
     Path dir = createTempDir("index");
     Files.write(dir.resolve("f"), content);
