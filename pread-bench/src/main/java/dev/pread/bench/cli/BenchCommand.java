@@ -170,6 +170,11 @@ final class BenchCommand implements Callable<Integer> {
       + " holding its memory and phase B (default: ${DEFAULT-VALUE}).")
   double changingSettleSeconds = 10;
 
+  @Option(names = "--indexing-rate", description = "Merge regime: the bulk-indexing load that follows the"
+      + " force-merge, in MB of source text a second (the corpus's first documents indexed in turn through the same"
+      + " Directory, a near-real-time refresh every second); 0 leaves the load out. Default: ${DEFAULT-VALUE}.")
+  double indexingRate = LuceneBench.INDEXING_CHARS_PER_SECOND / 1e6;
+
   @Option(names = "--neighbour-io-class", description = "Noisy neighbour: the I/O scheduling class of the"
       + " neighbour's reads, best-effort (as any process) or idle (ionice -c3, what an operator can give a backup"
       + " or log shipper; served only while no other process waits for the disk). Default: ${DEFAULT-VALUE}.")
@@ -416,12 +421,14 @@ final class BenchCommand implements Callable<Integer> {
       p.luceneOptions.operatorDirectories = p.luceneOptions.directories.stream()
           .filter(d -> d.equals(dev.pread.bench.raw.StrategyRegistry.DIR_ADAPTIVE) || d.equals(DIR_MMAP_RANDOM)).toList();
       p.luceneOptions.operatorThreads = new int[] {1};
-      // A merge window of 6 s: the run stays within its minutes with the index built in a fresh clone.
-      // 5 s after each disturbance: recoveries of up to 3 s show (two 1 s intervals at 90% follow).
+      // A merge window of 6 s and 3 s of bulk indexing: the run stays within its minutes with the index
+      // built in a fresh clone. 4 s after each disturbance: recoveries of up to 2 s show (two 1 s
+      // intervals at 90% follow).
       p.luceneOptions.disturbedBeforeSeconds = 2;
       p.luceneOptions.neighbourSeconds = 5;
       p.luceneOptions.mergeCapSeconds = 6;
-      p.luceneOptions.disturbedAfterSeconds = 5;
+      p.luceneOptions.indexingSeconds = 3;
+      p.luceneOptions.disturbedAfterSeconds = 4;
       // Restart: ours against MMapDirectory, whose readahead makes it the best alternative warm and cold.
       p.luceneOptions.restartDirectories = p.luceneOptions.directories.stream()
           .filter(d -> d.equals(dev.pread.bench.raw.StrategyRegistry.DIR_ADAPTIVE) || d.equals(DIR_MMAP)).toList();
@@ -434,6 +441,7 @@ final class BenchCommand implements Callable<Integer> {
       p.luceneOptions.disturbedBeforeSeconds = 5;
       p.luceneOptions.neighbourSeconds = 20;
       p.luceneOptions.disturbedAfterSeconds = 15;
+      p.luceneOptions.indexingSeconds = 60;
       p.luceneOptions.neighbourFileBytes = 4L << 30;
     }
     if (p.lucene && !p.luceneOptions.changing && this.regimes == null) {
@@ -660,6 +668,11 @@ final class BenchCommand implements Callable<Integer> {
           "--neighbour-io-class must be best-effort or idle (got \"" + neighbourIoClass + "\")");
     }
     o.neighbourIdle = neighbourIoClass.equals("idle");
+    if (!(indexingRate >= 0) || Double.isInfinite(indexingRate)) {
+      throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
+          "--indexing-rate must be 0 or a positive number of MB a second (got " + indexingRate + ")");
+    }
+    o.indexingCharsPerSecond = indexingRate * 1e6;
     if (!operatorsScheduler.matches("[a-z][a-z0-9-]*")) {
       throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
           "--operators-scheduler must name a scheduler (bfq, mq-deadline, kyber, none) or be keep (got \""

@@ -5,7 +5,9 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Enumeration;
+import java.util.List;
 import java.util.SplittableRandom;
 import java.util.function.Consumer;
 import java.util.zip.ZipEntry;
@@ -38,6 +40,11 @@ public final class Corpus {
     return new Corpus(null);
   }
 
+  /** Whether this is the generated corpus (the JDK has no src.zip, or it was asked for). */
+  boolean isGenerated() {
+    return srcZip == null;
+  }
+
   /** A short name for the report and for the index folder. */
   String name() {
     return srcZip != null ? "jdk" + Runtime.version().feature() + "-src" : "generated";
@@ -66,6 +73,40 @@ public final class Corpus {
           sink.accept(new Doc(e.getName(), new String(in.readAllBytes(), StandardCharsets.UTF_8)));
         }
       }
+    }
+  }
+
+  /**
+   * The corpus's first documents, in order, up to {@code chars} characters of text in all (at least
+   * one document): a bounded set to index again, held in memory, so that a load reads no corpus.
+   */
+  List<Doc> first(long chars) throws IOException {
+    if (chars <= 0) {
+      throw new IllegalArgumentException("chars must be positive, got " + chars);
+    }
+    List<Doc> docs = new ArrayList<>();
+    long[] total = {0};
+    try {
+      forEach(doc -> {
+        docs.add(doc);
+        total[0] += doc.text().length();
+        if (total[0] >= chars) {
+          throw new Enough();
+        }
+      });
+    } catch (Enough e) {
+      // the documents asked for
+    }
+    if (docs.isEmpty()) {
+      throw new IllegalStateException("the corpus has no documents: " + describe());
+    }
+    return docs;
+  }
+
+  /** Ends a pass early in {@link #first}. */
+  private static final class Enough extends RuntimeException {
+    Enough() {
+      super(null, null, false, false);
     }
   }
 

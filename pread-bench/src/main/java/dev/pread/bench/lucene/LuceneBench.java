@@ -99,6 +99,18 @@ public final class LuceneBench {
     public double neighbourSeconds = 8;
     public double mergeCapSeconds = 120;
     public double disturbedAfterSeconds = 8;
+    /**
+     * Merge: the bulk-indexing load after the force-merge through the same Directory, its seconds
+     * (0: none; measured before and after as the merge is) and its rate in characters of source
+     * text a second.
+     */
+    public double indexingSeconds = 20;
+    public double indexingCharsPerSecond = INDEXING_CHARS_PER_SECOND;
+
+    /** Whether the merge regime's workers run the bulk-indexing load after their merge. */
+    boolean indexing() {
+      return indexingSeconds > 0 && indexingCharsPerSecond > 0;
+    }
     /** Neighbour: the size of the file it streams. */
     public long neighbourFileBytes = 1L << 30;
     /** The neighbour reads in the idle I/O class ({@code ionice -c3}). */
@@ -119,6 +131,11 @@ public final class LuceneBench {
       return isOperatorRegime(regime) && operatorThreads != null ? operatorThreads : threads;
     }
   }
+
+  /**
+   * The indexing load's rate: characters of source text a second (see {@link IndexingDisturbance}).
+   */
+  public static final double INDEXING_CHARS_PER_SECOND = 5_000_000;
 
   /** The machine's dirty page limit during the merge regime on cgroup v1 (see {@link DirtyLimit}). */
   static final long MERGE_DIRTY_BYTES = 16L << 20;
@@ -295,6 +312,11 @@ public final class LuceneBench {
                 spec.neighbourFile = neighbourFile.toAbsolutePath().toString();
                 spec.neighbourIdle = o.neighbourIdle;
               }
+              if (regime.equals("merge")) {
+                spec.indexingSeconds = o.indexing() ? o.indexingSeconds : 0;
+                spec.indexingCharsPerSecond = o.indexingCharsPerSecond;
+                spec.corpusGenerated = o.corpus.isGenerated();
+              }
               Results w;
               MemoryCheck group = null;
               // Loose at first, with room for the whole index, so that the compile phase is the same for
@@ -323,12 +345,15 @@ public final class LuceneBench {
                   r.skipped.add("lucene " + regime + ", " + name + ": FAILED, the run went on: " + why);
                   for (int t : workerThreads) {
                     if (regime.equals("merge") || regime.equals("neighbour")) {
-                      DisturbedResult d = new DisturbedResult();
-                      d.regime = regime;
-                      d.directory = name;
-                      d.threads = t;
-                      d.failure = why;
-                      r.disturbed.add(d);
+                      for (String ran : regime.equals("merge") && o.indexing()
+                          ? List.of("merge", "indexing") : List.of(regime)) {
+                        DisturbedResult d = new DisturbedResult();
+                        d.regime = ran;
+                        d.directory = name;
+                        d.threads = t;
+                        d.failure = why;
+                        r.disturbed.add(d);
+                      }
                       continue;
                     }
                     Results.QueryCell failed = new Results.QueryCell(regime, name, t, rounds);
@@ -466,6 +491,21 @@ public final class LuceneBench {
               + " writes got every worker OOM-killed under the limit: the machine's " + r.lucene.mergeDirtyLimit
               + " are set during this regime and restored after, as a v1 container that indexes must.", DisturbedRun.RECOVERY_WINDOW, DisturbedRun.INTERVAL_SECONDS,
           DisturbedRun.RECOVERED_SHARE * 100, operatorDirs, operatorThreads));
+      if (o.indexing()) {
+        r.regimes.put("lucene indexing", String.format(Locale.ROOT, "search during bulk indexing, in the merge regime's"
+            + " workers right after their merge (the same limit, page-cache budget and dirty-page limits). Per thread"
+            + " count, queries run without pause: %.1f s before; then another thread opens an IndexWriter on the same"
+            + " index through the same Directory and adds documents of the corpus (the first %,d characters of it, held"
+            + " in memory, indexed in turn) at %.1f MB/s of source text for %.1f s, refreshing a near-real-time reader"
+            + " every %.0f s as a node does at OpenSearch's default refresh interval: each refresh flushes a small"
+            + " segment, and Lucene's ConcurrentMergeScheduler merges them as they pile up; then it rolls back, and"
+            + " %.1f s are measured after. The queries search the commit they opened, so that their hits stay the"
+            + " reference's; the new segments are read by the writer (flush, refresh, merges), not by them. The rate is"
+            + " a target: the table's disturbance line says what each writer reached. Recovery as in the merge"
+            + " regime. Directories: %s; threads %s", o.disturbedBeforeSeconds,
+            QueryWorkerCommand.INDEXING_DOCUMENT_CHARS, o.indexingCharsPerSecond / 1e6, o.indexingSeconds,
+            IndexingDisturbance.REFRESH_SECONDS, o.disturbedAfterSeconds, operatorDirs, operatorThreads));
+      }
     }
     if (regimes.contains("neighbour")) {
       r.regimes.put("lucene neighbour", String.format(Locale.ROOT, "a noisy neighbour, under the pressure regime's"

@@ -65,14 +65,14 @@ final class MergeDisturbance implements DisturbedRun.Disturbance {
     IndexWriter w = writer;
     boolean aborted = !done && w != null;
     if (aborted) {
-      writtenBytes = writtenBytes();
+      writtenBytes = uncommittedBytes(dir);
       w.rollback(); // aborts the running merge
     }
     thread.join();
     w = writer;
     if (w != null && w.isOpen()) {
       if (!aborted) {
-        writtenBytes = writtenBytes();
+        writtenBytes = uncommittedBytes(dir);
       }
       w.rollback(); // deletes the merged segment's files: nothing was committed
     }
@@ -87,11 +87,11 @@ final class MergeDisturbance implements DisturbedRun.Disturbance {
   }
 
   /**
-   * The merge's progress: bytes of the files in the directory that the last commit does not
-   * reference (the merged segment's, temporary files included), as far as written; -1 if the
-   * directory cannot be listed.
+   * A writer's progress: bytes of the files in {@code dir} that the last commit does not reference
+   * (new segments', temporary files included), as far as written; -1 if the directory cannot be
+   * listed.
    */
-  private long writtenBytes() {
+  static long uncommittedBytes(Directory dir) {
     try {
       Set<String> committed = new HashSet<>(SegmentInfos.readLatestCommit(dir).files(true));
       long bytes = 0;
@@ -100,7 +100,7 @@ final class MergeDisturbance implements DisturbedRun.Disturbance {
           try {
             bytes += dir.fileLength(name);
           } catch (IOException gone) {
-            // deleted meanwhile (a temporary file the merge was done with)
+            // deleted meanwhile (a temporary file the writer was done with)
           }
         }
       }

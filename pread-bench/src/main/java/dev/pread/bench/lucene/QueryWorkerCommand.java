@@ -24,6 +24,7 @@ import dev.pread.store.AdaptiveDirectory;
 import dev.pread.store.CachedPreadDirectory;
 import dev.pread.store.HotSetStats;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.Callable;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.search.IndexSearcher;
@@ -55,8 +56,9 @@ import picocli.CommandLine.Mixin;
  *       device reads of each cell;
  *   <li>merge and neighbour: set up as pressure (the page cache kept at the budget as there), then
  *       per thread count a {@link DisturbedRun}: a
- *       force-merge through the same Directory ({@link MergeDisturbance}), or another process
- *       streaming a file ({@link Neighbour});
+ *       force-merge through the same Directory ({@link MergeDisturbance}) followed by a bulk-indexing
+ *       load through it ({@link IndexingDisturbance}), or another process streaming a file ({@link
+ *       Neighbour});
  *   <li>restart-serve: warm, measured, closed (the Directory records its hot set); restart-open: a
  *       JVM with nothing compiled opens the Directory (after dropping the page cache if asked) and
  *       measures its first seconds;
@@ -122,6 +124,14 @@ public final class QueryWorkerCommand implements Callable<Integer> {
     String neighbourFile;
     /** The neighbour reads in the idle I/O class. */
     boolean neighbourIdle;
+    /**
+     * Merge: the bulk-indexing load after the force-merge, its seconds (0: none; measured before and
+     * after as the merge is), its rate in characters of source text a second, and whether the corpus
+     * it indexes is the generated one (else the JDK's src.zip, as the index).
+     */
+    double indexingSeconds;
+    double indexingCharsPerSecond;
+    boolean corpusGenerated;
     /** Restart: drop the page cache after building the mix, before opening the Directory (a reboot). */
     boolean dropBeforeOpen;
 
@@ -155,13 +165,16 @@ public final class QueryWorkerCommand implements Callable<Integer> {
       files.writeResults(r);
       return 0;
     }
+    // The indexing load's documents, read before the limit is set: the load reads no corpus.
+    List<Corpus.Doc> indexingDocs = spec.regime.equals("merge") && spec.indexingSeconds > 0
+        ? (spec.corpusGenerated ? Corpus.generated() : Corpus.detect()).first(INDEXING_DOCUMENT_CHARS) : null;
     try (Directory d = StrategyRegistry.openDirectory(name, index, spec.cache()); DirectoryReader reader = DirectoryReader.open(d)) {
       if (!underLimit(spec.regime)) {
         LuceneBench.warmFiles(index); // keep the compile phase itself from waiting on the disk
       }
       QueryRun.run(new IndexSearcher(reader), mix, spec.reference, 1, 0, (long) (spec.jitWarmupSeconds * 1000), name);
       if (spec.regime.equals("merge")) {
-        compileMerge(d, spec);
+        compileMerge(d, spec, indexingDocs);
       }
     }
     // The compile phase's Directory recorded its hot set as it closed (AdaptiveDirectory,
@@ -304,6 +317,15 @@ public final class QueryWorkerCommand implements Callable<Integer> {
               }
               r.disturbed.add(res);
               first += (int) res.queries;
+              if (indexingDocs != null) {
+                try (LimitKeeper keeper = keepBudget(spec, d)) {
+                  res = DisturbedRun.run("indexing", name, d, searcher, mix, spec.reference, t, first,
+                      spec.phaseSeconds, spec.indexingSeconds, spec.afterSeconds,
+                      new IndexingDisturbance(d, indexingDocs, spec.indexingCharsPerSecond));
+                }
+                r.disturbed.add(res);
+                first += (int) res.queries;
+              }
             }
           }
         }
@@ -419,20 +441,36 @@ public final class QueryWorkerCommand implements Callable<Integer> {
     }
   }
 
+  /** Characters of source text the indexing load holds and indexes in turn (about 4 MB of heap). */
+  static final long INDEXING_DOCUMENT_CHARS = 4_000_000;
+
   /**
-   * Runs a merge (rolled back) for a few seconds before the limit is set, as a node that indexes
-   * has merged before: the memory its compiled merge code and the compiler's own arenas take is
-   * then part of what the worker holds, not taken from the page-cache budget during the measured
-   * merge (on the 135 MiB index's 34 MiB budget that growth got workers OOM-killed).
+   * Runs a merge and then, if {@code docs} is not null, the indexing load (each rolled back; one
+   * writer at a time, as the measured runs have it) for a few seconds before the limit is set, as a
+   * node that indexes has merged and indexed before: the memory their compiled code and the
+   * compiler's own arenas take is then part of what the worker holds, not taken from the page-cache
+   * budget during the measured runs (on the 135 MiB index's 34 MiB budget that growth got workers
+   * OOM-killed).
    */
-  private static void compileMerge(Directory d, Spec spec) throws Exception {
-    MergeDisturbance merge = new MergeDisturbance(d);
-    merge.start();
-    long deadline = System.nanoTime() + (long) (Math.min(spec.duringSeconds, 2 * spec.jitWarmupSeconds) * 1e9);
-    while (!merge.finished() && System.nanoTime() < deadline) {
-      Thread.sleep(20);
+  private static void compileMerge(Directory d, Spec spec, List<Corpus.Doc> docs) throws Exception {
+    double window = Math.min(spec.duringSeconds, 2 * spec.jitWarmupSeconds);
+    run(new MergeDisturbance(d), window);
+    if (docs != null) {
+      run(new IndexingDisturbance(d, docs, spec.indexingCharsPerSecond), window / 4);
     }
-    merge.stop();
+  }
+
+  /** Runs {@code disturbance} until it ends or for {@code seconds}, then stops it. */
+  private static void run(DisturbedRun.Disturbance disturbance, double seconds) throws Exception {
+    disturbance.start();
+    long deadline = System.nanoTime() + (long) (seconds * 1e9);
+    try {
+      while (!disturbance.finished() && System.nanoTime() < deadline) {
+        Thread.sleep(20);
+      }
+    } finally {
+      disturbance.stop();
+    }
   }
 
   /** The first {@code spec.seconds} of queries of a restarted JVM, from the Directory's open. */

@@ -334,10 +334,10 @@ public final class Report {
     return sb.append('\n').toString();
   }
 
-  /** The merge and neighbour runs: per phase QPS, p99, hit ratio and bytes read; recovery. */
+  /** The merge, indexing and neighbour runs: per phase QPS, p99, hit ratio and bytes read; recovery. */
   private static String disturbedTables(Results r) {
     StringBuilder sb = new StringBuilder();
-    for (String regime : List.of("merge", "neighbour")) {
+    for (String regime : List.of("merge", "indexing", "neighbour")) {
       List<DisturbedResult> mine = r.disturbed.stream().filter(d -> d.regime.equals(regime)).toList();
       if (mine.isEmpty()) {
         continue;
@@ -386,10 +386,10 @@ public final class Report {
     return Double.isNaN(ratio) ? "-" : String.format(Locale.ROOT, "%.3f", ratio);
   }
 
-  /** Per regime and thread count of the merge and neighbour runs: QPS over time, a line per Directory. */
+  /** Per regime and thread count of the merge, indexing and neighbour runs: QPS over time, a line per Directory. */
   private static List<String> disturbedCharts(Results r, Path folder) throws IOException {
     List<String> names = new ArrayList<>();
-    for (String regime : List.of("merge", "neighbour")) {
+    for (String regime : List.of("merge", "indexing", "neighbour")) {
       List<DisturbedResult> ok = r.disturbed.stream()
           .filter(d -> d.regime.equals(regime) && d.failure == null && d.intervalQps != null).toList();
       for (int t : ok.stream().map(d -> d.threads).distinct().sorted().toList()) {
