@@ -171,9 +171,10 @@ final class BenchCommand implements Callable<Integer> {
   double changingSettleSeconds = 10;
 
   @Option(names = "--indexing-rate", description = "Merge regime: the bulk-indexing load that follows the"
-      + " force-merge, in MB of source text a second (the corpus's first documents indexed in turn through the same"
-      + " Directory, a near-real-time refresh every second); 0 leaves the load out. Default: ${DEFAULT-VALUE}.")
-  double indexingRate = LuceneBench.INDEXING_CHARS_PER_SECOND / 1e6;
+      + " force-merge (the corpus's first documents indexed in turn through the same Directory by one thread, a"
+      + " near-real-time refresh every second): max (as fast as that thread indexes), a rate in MB of source text a"
+      + " second, or off. Default: ${DEFAULT-VALUE}.")
+  String indexingRate = "max";
 
   @Option(names = "--neighbour-io-class", description = "Noisy neighbour: the I/O scheduling class of the"
       + " neighbour's reads, best-effort (as any process) or idle (ionice -c3, what an operator can give a backup"
@@ -668,11 +669,7 @@ final class BenchCommand implements Callable<Integer> {
           "--neighbour-io-class must be best-effort or idle (got \"" + neighbourIoClass + "\")");
     }
     o.neighbourIdle = neighbourIoClass.equals("idle");
-    if (!(indexingRate >= 0) || Double.isInfinite(indexingRate)) {
-      throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
-          "--indexing-rate must be 0 or a positive number of MB a second (got " + indexingRate + ")");
-    }
-    o.indexingCharsPerSecond = indexingRate * 1e6;
+    o.indexingCharsPerSecond = parseIndexingRate(indexingRate);
     if (!operatorsScheduler.matches("[a-z][a-z0-9-]*")) {
       throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
           "--operators-scheduler must name a scheduler (bfq, mq-deadline, kyber, none) or be keep (got \""
@@ -849,5 +846,29 @@ final class BenchCommand implements Callable<Integer> {
       min = b.minLimitHits < 0 ? min : Math.min(min, b.minLimitHits);
     }
     return min == Long.MAX_VALUE ? "unknown" : Long.toString(min);
+  }
+
+  /**
+   * {@code --indexing-rate}: characters of source text a second; {@link Double#POSITIVE_INFINITY}
+   * for max, 0 for off.
+   */
+  double parseIndexingRate(String value) {
+    if (value.equals("max")) {
+      return Double.POSITIVE_INFINITY;
+    }
+    if (value.equals("off")) {
+      return 0;
+    }
+    double mb;
+    try {
+      mb = Double.parseDouble(value);
+    } catch (NumberFormatException e) {
+      mb = Double.NaN;
+    }
+    if (!(mb > 0) || Double.isInfinite(mb)) {
+      throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
+          "--indexing-rate must be max, off or a positive number of MB a second (got \"" + value + "\")");
+    }
+    return mb * 1e6;
   }
 }

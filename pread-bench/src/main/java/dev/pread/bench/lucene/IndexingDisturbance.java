@@ -15,10 +15,10 @@ import org.apache.lucene.index.MergePolicy;
 import org.apache.lucene.store.Directory;
 
 /**
- * A steady bulk-indexing load through the same Directory for {@link DisturbedRun}: a thread adds
- * documents to an {@link IndexWriter} on the index the queries read, at a fixed rate of source
- * text, and refreshes a near-real-time reader every {@link #REFRESH_SECONDS} s, as a node that
- * indexes does at OpenSearch's default refresh interval. Each refresh flushes a small segment
+ * A bulk-indexing load through the same Directory for {@link DisturbedRun}: a thread adds documents
+ * to an {@link IndexWriter} on the index the queries read, as fast as it can or at a fixed rate of
+ * source text, and refreshes a near-real-time reader every {@link #REFRESH_SECONDS} s, as a node
+ * that indexes does at OpenSearch's default refresh interval. Each refresh flushes a small segment
  * (written, then opened through the Directory), and the writer's {@link ConcurrentMergeScheduler}
  * merges them as they pile up, reading them with Lucene's merge context.
  *
@@ -27,9 +27,9 @@ import org.apache.lucene.store.Directory;
  * the writer's own (flush, refresh, merges). Nothing is committed: at the end the writer rolls
  * back, which deletes what it wrote, so the index the queries (and later runs) read is unchanged.
  *
- * <p>The rate is a target: a writer slowed by the queries, the disk or the limit falls behind it,
- * and {@link #describe()} says what it reached. A fixed rate gives every Directory the same work,
- * where an unbounded writer would index more beside a Directory whose queries leave it more CPU.
+ * <p>As fast as it can, the writer does as much work beside every Directory as its thread gets
+ * CPU for, and {@link #describe()} says how much that was. A rate is a target that gives every
+ * Directory the same work; a writer slowed by the queries, the disk or the limit falls behind it.
  */
 final class IndexingDisturbance implements DisturbedRun.Disturbance {
   /** Seconds between two refreshes of the near-real-time reader. */
@@ -56,7 +56,8 @@ final class IndexingDisturbance implements DisturbedRun.Disturbance {
 
   /**
    * @param docs the documents to add, in turn and again from the first once all were added
-   * @param charsPerSecond the rate, in characters of source text a second
+   * @param charsPerSecond the rate, in characters of source text a second; {@link
+   *     Double#POSITIVE_INFINITY} for as fast as the thread indexes
    */
   IndexingDisturbance(Directory dir, List<Corpus.Doc> docs, double charsPerSecond) {
     if (docs.isEmpty()) {
@@ -181,10 +182,12 @@ final class IndexingDisturbance implements DisturbedRun.Disturbance {
   @Override
   public String describe() {
     double s = seconds > 0 ? seconds : (System.nanoTime() - startNanos) / 1e9;
-    return String.format(Locale.ROOT, "bulk indexing through the same Directory at %.1f MB/s of source text (a target):"
-            + " %,d documents, %.1f MB/s reached over %.1f s, %d refreshes of a near-real-time reader, %d merges finished,"
-            + " %s of new segments written, rolled back",
-        charsPerSecond / 1e6, added, addedChars / 1e6 / s, s, refreshes, mergesFinished(),
+    return String.format(Locale.ROOT, "bulk indexing through the same Directory %s:"
+            + " %,d documents, %.1f MB/s of source text reached over %.1f s, %d refreshes of a near-real-time reader,"
+            + " %d merges finished, %s of new segments written, rolled back",
+        Double.isInfinite(charsPerSecond) ? "as fast as one thread indexes"
+            : String.format(Locale.ROOT, "at %.1f MB/s of source text (a target)", charsPerSecond / 1e6),
+        added, addedChars / 1e6 / s, s, refreshes, mergesFinished(),
         writtenBytes < 0 ? "an unknown size" : String.format(Locale.ROOT, "%,.0f MB", writtenBytes / 1e6));
   }
 

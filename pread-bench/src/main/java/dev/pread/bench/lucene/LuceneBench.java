@@ -102,10 +102,10 @@ public final class LuceneBench {
     /**
      * Merge: the bulk-indexing load after the force-merge through the same Directory, its seconds
      * (0: none; measured before and after as the merge is) and its rate in characters of source
-     * text a second.
+     * text a second ({@link Double#POSITIVE_INFINITY}: as fast as its thread indexes; 0: none).
      */
     public double indexingSeconds = 20;
-    public double indexingCharsPerSecond = INDEXING_CHARS_PER_SECOND;
+    public double indexingCharsPerSecond = Double.POSITIVE_INFINITY;
 
     /** Whether the merge regime's workers run the bulk-indexing load after their merge. */
     boolean indexing() {
@@ -131,11 +131,6 @@ public final class LuceneBench {
       return isOperatorRegime(regime) && operatorThreads != null ? operatorThreads : threads;
     }
   }
-
-  /**
-   * The indexing load's rate: characters of source text a second (see {@link IndexingDisturbance}).
-   */
-  public static final double INDEXING_CHARS_PER_SECOND = 5_000_000;
 
   /** The machine's dirty page limit during the merge regime on cgroup v1 (see {@link DirtyLimit}). */
   static final long MERGE_DIRTY_BYTES = 16L << 20;
@@ -314,7 +309,8 @@ public final class LuceneBench {
               }
               if (regime.equals("merge")) {
                 spec.indexingSeconds = o.indexing() ? o.indexingSeconds : 0;
-                spec.indexingCharsPerSecond = o.indexingCharsPerSecond;
+                // JSON has no infinity: 0 in the spec is no rate cap
+                spec.indexingCharsPerSecond = Double.isInfinite(o.indexingCharsPerSecond) ? 0 : o.indexingCharsPerSecond;
                 spec.corpusGenerated = o.corpus.isGenerated();
               }
               Results w;
@@ -496,14 +492,17 @@ public final class LuceneBench {
             + " workers right after their merge (the same limit, page-cache budget and dirty-page limits). Per thread"
             + " count, queries run without pause: %.1f s before; then another thread opens an IndexWriter on the same"
             + " index through the same Directory and adds documents of the corpus (the first %,d characters of it, held"
-            + " in memory, indexed in turn) at %.1f MB/s of source text for %.1f s, refreshing a near-real-time reader"
+            + " in memory, indexed in turn) %s for %.1f s, refreshing a near-real-time reader"
             + " every %.0f s as a node does at OpenSearch's default refresh interval: each refresh flushes a small"
             + " segment, and Lucene's ConcurrentMergeScheduler merges them as they pile up; then it rolls back, and"
             + " %.1f s are measured after. The queries search the commit they opened, so that their hits stay the"
-            + " reference's; the new segments are read by the writer (flush, refresh, merges), not by them. The rate is"
-            + " a target: the table's disturbance line says what each writer reached. Recovery as in the merge"
+            + " reference's; the new segments are read by the writer (flush, refresh, merges), not by them. The"
+            + " table's disturbance line says the rate each writer reached. Recovery as in the merge"
             + " regime. Directories: %s; threads %s", o.disturbedBeforeSeconds,
-            QueryWorkerCommand.INDEXING_DOCUMENT_CHARS, o.indexingCharsPerSecond / 1e6, o.indexingSeconds,
+            QueryWorkerCommand.INDEXING_DOCUMENT_CHARS, Double.isInfinite(o.indexingCharsPerSecond)
+                ? "as fast as its one thread indexes (--indexing-rate max)"
+                : String.format(Locale.ROOT, "at %.1f MB/s of source text (a target)", o.indexingCharsPerSecond / 1e6),
+            o.indexingSeconds,
             IndexingDisturbance.REFRESH_SECONDS, o.disturbedAfterSeconds, operatorDirs, operatorThreads));
       }
     }

@@ -126,8 +126,9 @@ public final class QueryWorkerCommand implements Callable<Integer> {
     boolean neighbourIdle;
     /**
      * Merge: the bulk-indexing load after the force-merge, its seconds (0: none; measured before and
-     * after as the merge is), its rate in characters of source text a second, and whether the corpus
-     * it indexes is the generated one (else the JDK's src.zip, as the index).
+     * after as the merge is), its rate in characters of source text a second (0: as fast as its
+     * thread indexes), and whether the corpus it indexes is the generated one (else the JDK's
+     * src.zip, as the index).
      */
     double indexingSeconds;
     double indexingCharsPerSecond;
@@ -321,7 +322,7 @@ public final class QueryWorkerCommand implements Callable<Integer> {
                 try (LimitKeeper keeper = keepBudget(spec, d)) {
                   res = DisturbedRun.run("indexing", name, d, searcher, mix, spec.reference, t, first,
                       spec.phaseSeconds, spec.indexingSeconds, spec.afterSeconds,
-                      new IndexingDisturbance(d, indexingDocs, spec.indexingCharsPerSecond));
+                      new IndexingDisturbance(d, indexingDocs, indexingRate(spec)));
                 }
                 r.disturbed.add(res);
                 first += (int) res.queries;
@@ -441,6 +442,11 @@ public final class QueryWorkerCommand implements Callable<Integer> {
     }
   }
 
+  /** The indexing load's rate from the spec, where 0 is no cap. */
+  private static double indexingRate(Spec spec) {
+    return spec.indexingCharsPerSecond > 0 ? spec.indexingCharsPerSecond : Double.POSITIVE_INFINITY;
+  }
+
   /** Characters of source text the indexing load holds and indexes in turn (about 4 MB of heap). */
   static final long INDEXING_DOCUMENT_CHARS = 4_000_000;
 
@@ -456,7 +462,7 @@ public final class QueryWorkerCommand implements Callable<Integer> {
     double window = Math.min(spec.duringSeconds, 2 * spec.jitWarmupSeconds);
     run(new MergeDisturbance(d), window);
     if (docs != null) {
-      run(new IndexingDisturbance(d, docs, spec.indexingCharsPerSecond), window / 4);
+      run(new IndexingDisturbance(d, docs, indexingRate(spec)), window / 4);
     }
   }
 
