@@ -113,23 +113,23 @@ final class BenchIndex {
       for (int pass = 0; sizeOf(folder) < targetBytes; pass++) {
         int p = pass;
         long before = docs.get();
-        try {
-          corpus.forEach(doc -> {
-            if (docs.get() % 256 == 0) {
-              long size = sizeOf(folder);
-              pb.stepTo(Math.min(size, targetBytes) >> 20);
-              if (size >= targetBytes) {
-                throw new Full();
-              }
+        boolean whole = corpus.forEach(doc -> {
+          if (docs.get() % 256 == 0) {
+            long size = sizeOf(folder);
+            pb.stepTo(Math.min(size, targetBytes) >> 20);
+            if (size >= targetBytes) {
+              return false; // big enough
             }
-            try {
-              writer.addDocument(document(p == 0 ? doc.path() : "r" + p + "/" + doc.path(), vary(doc.text(), p)));
-            } catch (IOException e) {
-              throw new UncheckedIOException(e);
-            }
-            docs.incrementAndGet();
-          });
-        } catch (Full e) {
+          }
+          try {
+            writer.addDocument(document(p == 0 ? doc.path() : "r" + p + "/" + doc.path(), vary(doc.text(), p)));
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+          docs.incrementAndGet();
+          return true;
+        });
+        if (!whole) {
           break;
         }
         writer.flush();
@@ -225,13 +225,6 @@ final class BenchIndex {
       h = 31 * h + (c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c);
     }
     return h;
-  }
-
-  /** Thrown to stop a pass over the corpus once the index is big enough. */
-  private static final class Full extends RuntimeException {
-    Full() {
-      super(null, null, false, false);
-    }
   }
 
   private static int mix(int h) {

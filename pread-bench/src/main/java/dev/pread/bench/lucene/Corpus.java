@@ -9,7 +9,7 @@ import java.util.ArrayList;
 import java.util.Enumeration;
 import java.util.List;
 import java.util.SplittableRandom;
-import java.util.function.Consumer;
+import java.util.function.Predicate;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipFile;
 
@@ -56,11 +56,15 @@ public final class Corpus {
         : "generated text (no src.zip in this JDK): Zipf-distributed words over a 50,000-word synthetic vocabulary, seeded";
   }
 
-  /** Feeds every document of one pass over the corpus to {@code sink}. */
-  void forEach(Consumer<Doc> sink) throws IOException {
+  /**
+   * Feeds the documents of one pass over the corpus to {@code sink}, in order, until it returns
+   * false.
+   *
+   * @return true if the pass went through every document, false if the sink ended it
+   */
+  boolean forEach(Predicate<Doc> sink) throws IOException {
     if (srcZip == null) {
-      generate(sink, 15_000);
-      return;
+      return generate(sink, 15_000);
     }
     try (ZipFile zip = new ZipFile(srcZip.toFile())) {
       Enumeration<? extends ZipEntry> entries = zip.entries();
@@ -70,10 +74,13 @@ public final class Corpus {
           continue;
         }
         try (InputStream in = zip.getInputStream(e)) {
-          sink.accept(new Doc(e.getName(), new String(in.readAllBytes(), StandardCharsets.UTF_8)));
+          if (!sink.test(new Doc(e.getName(), new String(in.readAllBytes(), StandardCharsets.UTF_8)))) {
+            return false;
+          }
         }
       }
     }
+    return true;
   }
 
   /**
@@ -86,31 +93,18 @@ public final class Corpus {
     }
     List<Doc> docs = new ArrayList<>();
     long[] total = {0};
-    try {
-      forEach(doc -> {
-        docs.add(doc);
-        total[0] += doc.text().length();
-        if (total[0] >= chars) {
-          throw new Enough();
-        }
-      });
-    } catch (Enough e) {
-      // the documents asked for
-    }
+    forEach(doc -> {
+      docs.add(doc);
+      total[0] += doc.text().length();
+      return total[0] < chars;
+    });
     if (docs.isEmpty()) {
       throw new IllegalStateException("the corpus has no documents: " + describe());
     }
     return docs;
   }
 
-  /** Ends a pass early in {@link #first}. */
-  private static final class Enough extends RuntimeException {
-    Enough() {
-      super(null, null, false, false);
-    }
-  }
-
-  private static void generate(Consumer<Doc> sink, int docs) {
+  private static boolean generate(Predicate<Doc> sink, int docs) {
     SplittableRandom random = new SplittableRandom(0xC0_FFEE);
     int vocabulary = 50_000;
     // Zipf(1) by inverse transform over the harmonic numbers.
@@ -134,8 +128,11 @@ public final class Corpus {
         }
         sb.append(word(lo)).append(w % 12 == 11 ? '\n' : ' ');
       }
-      sink.accept(new Doc("generated/doc" + d + ".txt", sb.toString()));
+      if (!sink.test(new Doc("generated/doc" + d + ".txt", sb.toString()))) {
+        return false;
+      }
     }
+    return true;
   }
 
   /** A pronounceable, distinct word for a vocabulary rank. */

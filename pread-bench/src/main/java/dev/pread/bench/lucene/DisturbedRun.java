@@ -90,15 +90,7 @@ final class DisturbedRun {
         io[1] = ProcStats.now();
         cache[1] = stats == null ? null : stats.get();
         marks[1] = System.nanoTime();
-        disturbance.start();
-        long deadline = marks[1] + (long) (duringSeconds * 1e9);
-        try {
-          while (!disturbance.finished() && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-          }
-        } finally {
-          disturbance.stop();
-        }
+        runFor(disturbance, marks[1], duringSeconds);
         marks[2] = System.nanoTime();
         io[2] = ProcStats.now();
         cache[2] = stats == null ? null : stats.get();
@@ -190,6 +182,22 @@ final class DisturbedRun {
       }
     }
     return -1;
+  }
+
+  /**
+   * Starts {@code disturbance}, lets it run until it ends by itself or {@code seconds} have passed
+   * since {@code startNanos}, and stops it (also when waiting fails).
+   */
+  static void runFor(Disturbance disturbance, long startNanos, double seconds) throws Exception {
+    disturbance.start();
+    long deadline = startNanos + (long) (seconds * 1e9);
+    try {
+      while (!disturbance.finished() && System.nanoTime() < deadline) {
+        Thread.sleep(20);
+      }
+    } finally {
+      disturbance.stop();
+    }
   }
 
   private static void sleepUntil(long deadline) throws InterruptedException {

@@ -460,22 +460,9 @@ public final class QueryWorkerCommand implements Callable<Integer> {
    */
   private static void compileMerge(Directory d, Spec spec, List<Corpus.Doc> docs) throws Exception {
     double window = Math.min(spec.duringSeconds, 2 * spec.jitWarmupSeconds);
-    run(new MergeDisturbance(d), window);
+    DisturbedRun.runFor(new MergeDisturbance(d), System.nanoTime(), window);
     if (docs != null) {
-      run(new IndexingDisturbance(d, docs, indexingRate(spec)), window / 4);
-    }
-  }
-
-  /** Runs {@code disturbance} until it ends or for {@code seconds}, then stops it. */
-  private static void run(DisturbedRun.Disturbance disturbance, double seconds) throws Exception {
-    disturbance.start();
-    long deadline = System.nanoTime() + (long) (seconds * 1e9);
-    try {
-      while (!disturbance.finished() && System.nanoTime() < deadline) {
-        Thread.sleep(20);
-      }
-    } finally {
-      disturbance.stop();
+      DisturbedRun.runFor(new IndexingDisturbance(d, docs, indexingRate(spec)), System.nanoTime(), window / 4);
     }
   }
 

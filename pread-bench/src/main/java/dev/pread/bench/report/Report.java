@@ -334,10 +334,13 @@ public final class Report {
     return sb.append('\n').toString();
   }
 
+  /** The regimes of {@link DisturbedResult}s, in the report's order. */
+  private static final List<String> DISTURBED_REGIMES = List.of("merge", "indexing", "neighbour");
+
   /** The merge, indexing and neighbour runs: per phase QPS, p99, hit ratio and bytes read; recovery. */
   private static String disturbedTables(Results r) {
     StringBuilder sb = new StringBuilder();
-    for (String regime : List.of("merge", "indexing", "neighbour")) {
+    for (String regime : DISTURBED_REGIMES) {
       List<DisturbedResult> mine = r.disturbed.stream().filter(d -> d.regime.equals(regime)).toList();
       if (mine.isEmpty()) {
         continue;
@@ -389,7 +392,7 @@ public final class Report {
   /** Per regime and thread count of the merge, indexing and neighbour runs: QPS over time, a line per Directory. */
   private static List<String> disturbedCharts(Results r, Path folder) throws IOException {
     List<String> names = new ArrayList<>();
-    for (String regime : List.of("merge", "indexing", "neighbour")) {
+    for (String regime : DISTURBED_REGIMES) {
       List<DisturbedResult> ok = r.disturbed.stream()
           .filter(d -> d.regime.equals(regime) && d.failure == null && d.intervalQps != null).toList();
       for (int t : ok.stream().map(d -> d.threads).distinct().sorted().toList()) {
