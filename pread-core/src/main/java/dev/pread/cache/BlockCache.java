@@ -119,6 +119,8 @@ public final class BlockCache implements Closeable {
   volatile long bufferedRetryNanos = 1_000_000_000L;
   /** {@link Builder#idleReadsAround}. */
   final boolean idleReadsAround;
+  /** {@link Builder#readAroundIn}; null for none. */
+  private final java.util.function.Predicate<Thread> readsAround;
   private final String name;
   private final Map<Object, FileBlocks> files = new HashMap<>();
   /**
@@ -130,11 +132,17 @@ public final class BlockCache implements Closeable {
 
   private volatile boolean closed;
 
+  /** True if the calling thread reads around the cache ({@link Builder#readAroundIn}). */
+  boolean readsAroundHere() {
+    return readsAround != null && readsAround.test(Thread.currentThread());
+  }
+
   private BlockCache(Builder b) {
     this.budget = b.budget;
     this.directIO = b.directIO;
     this.fillFromPageCache = b.fillFromPageCache;
     this.idleReadsAround = b.idleReadsAround;
+    this.readsAround = b.readsAround;
     this.name = b.name != null ? b.name : "block-cache-" + IDS.incrementAndGet();
     int count = (int) (b.budget / b.blockSize);
     this.slots = new Slots(count, b.blockSize, Math.max(b.blockSize, CHUNK_BYTES));
@@ -165,6 +173,7 @@ public final class BlockCache implements Closeable {
     private boolean directIO = true;
     private boolean fillFromPageCache;
     private boolean idleReadsAround;
+    private java.util.function.Predicate<Thread> readsAround;
     private boolean frequencyAdmission = true;
     private String name;
     private java.util.concurrent.ThreadFactory prefetchThreadFactory;
@@ -239,16 +248,34 @@ public final class BlockCache implements Closeable {
     }
 
     /**
-     * Whether files opened without inserting (merges, read-once inputs) read their misses from
-     * storage in the idle I/O class ({@link dev.pread.nativeio.IoPriority}); off by default. Their
+     * Whether files opened without inserting (merges, read-once inputs; and every file a thread of
+     * {@link #readAroundIn} reads) read their misses from storage in the idle I/O class ({@link
+     * dev.pread.nativeio.IoPriority}) when a read is larger than 16 KiB; off by default. Those
      * reads then wait while reads of a higher class, the cache's own misses, are queued, so a merge
      * reading gigabytes around the cache delays the queries' misses less. The trade-off: under a
      * disk kept busy by other reads, each such read may wait up to the scheduler's aging limit
-     * (10 s for mq-deadline), so a merge can take longer. An {@code ioprio_get} and two {@code
-     * ioprio_set} calls per such read.
+     * (10 s for mq-deadline), so a merge can take longer. Smaller reads, a reader's random
+     * accesses, keep the thread's class: in the idle class each would wait for the queue to drain,
+     * and a reader that waits for one before it makes the next would barely advance. An {@code
+     * ioprio_get} and two {@code ioprio_set} calls per idle read.
      */
     public Builder idleReadsAround(boolean enabled) {
       this.idleReadsAround = enabled;
+      return this;
+    }
+
+    /**
+     * Threads whose misses read around the cache in every file, as a file opened without inserting
+     * does: nothing they miss is put into the cache, their prefetches do nothing, and their reads
+     * from storage have the I/O class such a file's have; blocks already cached they read as any
+     * thread does. For work that reads through inputs that queries opened: Lucene's merges of
+     * segments whose readers the writer keeps open for near-real-time search read those readers'
+     * inputs, and would otherwise put whole segments into the cache, displacing blocks queries use.
+     * The test runs on the reading thread at each miss (and prefetch) of a file that inserts, never
+     * on a hit, so it must be cheap and must not throw. None by default.
+     */
+    public Builder readAroundIn(java.util.function.Predicate<Thread> threads) {
+      this.readsAround = threads;
       return this;
     }
 

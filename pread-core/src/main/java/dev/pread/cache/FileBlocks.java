@@ -59,6 +59,12 @@ final class FileBlocks {
   /** Handles open on this file; guarded by the cache's registry. */
   int references = 1;
 
+  /**
+   * The largest read around the cache that keeps its thread's I/O class where {@link
+   * BlockCache.Builder#idleReadsAround} sends reads around to the idle class.
+   */
+  static final int MAX_SMALL_READ_AROUND = 16 * 1024;
+
   /** The page size cachestat counts in, for the pages a range spans. */
   private static final int PAGE = 4096;
   private static final System.Logger LOG = System.getLogger(BlockCache.class.getName());
@@ -142,7 +148,7 @@ final class FileBlocks {
       int block = (int) (p >>> blockShift);
       int inBlock = (int) (p & (blockSize - 1));
       int len = Math.min(n - done, blockSize - inBlock);
-      if (insert && block > loadedThrough && entry(block) == 0) {
+      if (insert && block > loadedThrough && entry(block) == 0 && !cache.readsAroundHere()) {
         Run run = load(block, lastBlock);
         if (run.count > 0) {
           loadedThrough = block + run.count - 1;
@@ -171,7 +177,7 @@ final class FileBlocks {
     while (true) {
       long e = entry(block);
       if (e == 0) {
-        if (!insert) {
+        if (!insert || cache.readsAroundHere()) {
           return readAround(block, inBlock, dst, offset, remaining, lastBlock, false, false);
         }
         Run run = load(block, lastBlock);
@@ -212,8 +218,8 @@ final class FileBlocks {
    * memory in place ({@link BlockReader}). Counts a hit (and a use) if it was cached already.
    *
    * @return the block's table entry, whose generation was loaded when this looked (an {@link
-   *     Outcome#isEntry entry}); or {@link Outcome#BUSY} or {@link Outcome#REJECTED} when the
-   *     block cannot be cached now: read it with {@link #readUncached}
+   *     Outcome#isEntry entry}); or {@link Outcome#BUSY}, {@link Outcome#REJECTED} or {@link
+   *     Outcome#AROUND} when the block cannot be cached now: read it with {@link #readUncached}
    */
   long acquire(int block) throws IOException {
     return acquire(block, block);
@@ -228,6 +234,9 @@ final class FileBlocks {
     while (true) {
       long e = entry(block);
       if (e == 0) {
+        if (cache.readsAroundHere()) {
+          return Outcome.AROUND;
+        }
         Run run = load(block, lastIfMissing);
         if (run.count == 0 && run.outcome != Outcome.PRESENT) {
           return run.outcome;
@@ -258,7 +267,7 @@ final class FileBlocks {
   void readUncached(long position, byte[] dst, int offset, int len, long why) throws IOException {
     int block = (int) (position >>> blockShift);
     int inBlock = (int) (position & (blockSize - 1));
-    readAround(block, inBlock, dst, offset, len, block, why == Outcome.REJECTED, true);
+    readAround(block, inBlock, dst, offset, len, block, why == Outcome.REJECTED, why != Outcome.AROUND);
   }
 
   /**
@@ -440,7 +449,6 @@ final class FileBlocks {
   private int readAround(
       int block, int inBlock, byte[] dst, int offset, int len, int lastBlock, boolean rejected, boolean query)
       throws IOException {
-    boolean idle = !query && cache.idleReadsAround;
     int end = block;
     while (end < lastBlock
         && end - block + 1 < NativeFile.MAX_VECTOR
@@ -459,8 +467,12 @@ final class FileBlocks {
     BlockLoadEvent event = new BlockLoadEvent();
     event.begin();
     long got = 0;
+    long bytes = to - from;
+    // Only large reads go idle: a sequential reader's refills, which take the disk's bandwidth. A
+    // small one (a merge building a vector graph reads one vector at a time, at random, and waits
+    // for each) costs the disk little, and in the idle class it would wait milliseconds each time.
+    boolean idle = !query && cache.idleReadsAround && bytes > MAX_SMALL_READ_AROUND;
     try {
-      long bytes = to - from;
       NativeFile source = source(position, Math.min(bytes, size - position));
       event.pageCache = source != file;
       // a read from storage for an input that does not insert (a merge, a read-once input) yields
@@ -578,7 +590,7 @@ final class FileBlocks {
 
   /** Starts loading the missing blocks of {@code [position, position + length)}; never waits. */
   void prefetch(long position, long length) {
-    if (length <= 0) {
+    if (length <= 0 || cache.readsAroundHere()) {
       return;
     }
     int first = (int) (position >>> blockShift);

@@ -20,6 +20,12 @@ final class Outcome {
   /** The block is cached or being loaded already: look it up again. */
   static final long PRESENT = 2L << 32;
 
+  /**
+   * The block is missing and the reading thread reads around the cache ({@link
+   * BlockCache.Builder#readAroundIn}): read it as an input that does not insert would.
+   */
+  static final long AROUND = 3L << 32;
+
   private Outcome() {}
 
   /** True if {@code outcome} is a table entry (a slot was had), not one of the values above. */

@@ -37,10 +37,15 @@ import org.apache.lucene.util.Unwrappable;
  * fills at memory speed from what the kernel has not reclaimed yet, for one {@code cachestat}
  * call per miss. Merges and read-once inputs never put blocks into the cache: they read what it
  * holds and the rest around it with {@code O_DIRECT}, so they neither displace the blocks queries
- * use nor fill the page cache that the container's limit counts beside the cache; and they read
- * from storage in the idle I/O class ({@link BlockCache.Builder#idleReadsAround}), so the queries'
- * misses do not wait behind a merge's reads, at the cost of a merge that runs slower while queries
- * keep the disk busy. Where inputs read the page cache with {@code pread}, merges do too, without
+ * use nor fill the page cache that the container's limit counts beside the cache. So does a merge
+ * thread reading an input that queries opened: a merge of segments whose readers the writer keeps
+ * for near-real-time search reads through those readers, and the segment a merge writes may be
+ * opened for the vector graph it builds. Their large reads from storage, a sequential run's
+ * refills, are made in the idle I/O class ({@link BlockCache.Builder#idleReadsAround}), so the
+ * queries' misses do not wait behind a merge's reads, at the cost of a merge that runs slower while
+ * queries keep the disk busy; a small read (a vector graph being built reads one vector at a time,
+ * at random, and waits for each) keeps the thread's class, where it costs the disk little and
+ * waits no longer than a query's. Where inputs read the page cache with {@code pread}, merges do too, without
  * readahead, and the pages their reads bring in are dropped once copied ({@link
  * dev.pread.nativeio.NativeFile#dropBehind()}, Linux 6.14+): the queries' pages stay, at the cost
  * of a merge that reads again from storage what it reads twice.

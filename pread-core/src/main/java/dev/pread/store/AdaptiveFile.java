@@ -56,6 +56,19 @@ final class AdaptiveFile {
    */
   static final int AROUND_CACHE_BUFFER_SIZE = 256 * 1024;
 
+  /**
+   * The share of a file's pages the page cache must hold when a merge thread opens it for the file
+   * to read its mapping whatever the mode ({@link #mapsAlways}). A merge reads back at random parts
+   * of the segment it is writing, a few bytes at a time (a document's norm for each posting, a
+   * vector for each comparison while it builds the vector graph): millions of reads, each a system
+   * call and a copy of a page or two around the cache, where the mapping serves them as memory
+   * loads from pages the merge wrote moments before. A file the page cache holds less of (a
+   * segment the merge reads from, once, in order) reads as every merge input does, so the merge
+   * fills no page cache with it. The trade-off: a page of such a file evicted while the merge
+   * runs is read back alone, at a fault, and stays in the page cache until the kernel reclaims it.
+   */
+  static final double MERGE_MAPS_CACHED_SHARE = 0.75;
+
   /** A read path's name, for messages. */
   static String pathName(int path) {
     return switch (path) {
@@ -91,6 +104,13 @@ final class AdaptiveFile {
   boolean copiesBarred;
 
   private final AdaptiveRegime regime;
+  /**
+   * True for a file a merge thread opened while inputs did not read mappings and the page cache
+   * held nearly all of it (the segment the merge is writing: the norms its postings writer reads
+   * back, the vectors its graph builder reads at random): it reads its mapping whatever the
+   * regime's mode ({@link #MERGE_MAPS_CACHED_SHARE}).
+   */
+  final boolean mapsAlways;
   private final Object fileKey;
   /**
    * The file held open for the block cache, which may need it after the path was deleted (Lucene
@@ -115,8 +135,10 @@ final class AdaptiveFile {
       MemorySegment map,
       Arena arena,
       boolean usesCache,
+      boolean mapsAlways,
       AdaptiveRegime regime) {
     this.handle = handle;
+    this.mapsAlways = mapsAlways;
     this.path = path;
     this.size = size;
     this.fileKey = fileKey;
@@ -135,8 +157,12 @@ final class AdaptiveFile {
     try {
       handle = regime.hasCache() ? NativeFile.open(path) : null;
       MemorySegment map = MappedFiles.map(path, size, arena);
-      AdaptiveFile f = new AdaptiveFile(path, size, attributes.fileKey(), handle, map, arena, usesCache, regime);
-      MapAdvice advice = usesCache ? regime.mappingAdvice() : MapAdvice.NORMAL;
+      boolean mapsAlways = handle != null && size > 0 && regime.path() != MAPPED
+          && MergeThreads.isMergeThread(Thread.currentThread())
+          && handle.cachedPages(0, size) >= (size + MappedFiles.PAGE - 1) / MappedFiles.PAGE * MERGE_MAPS_CACHED_SHARE;
+      AdaptiveFile f = new AdaptiveFile(path, size, attributes.fileKey(), handle, map, arena, usesCache, mapsAlways, regime);
+      // a file a merge maps reads at random (a page it finds evicted is read alone), others as they read
+      MapAdvice advice = mapsAlways ? MapAdvice.RANDOM : usesCache ? regime.mappingAdvice() : MapAdvice.NORMAL;
       if (advice != MapAdvice.NORMAL) {
         f.adviseMapping(advice);
       }
@@ -181,8 +207,8 @@ final class AdaptiveFile {
       // Merges and read-once inputs read as queries do, without filling the cache: around the
       // block cache with O_DIRECT while queries read it, the page cache with pread and no
       // readahead while they read that (a mapping's readahead would evict their pages), and their
-      // mapping while the index fits.
-      readPath = path;
+      // mapping while the index fits. A file a merge opened while it was cached reads its mapping.
+      readPath = mapsAlways ? MAPPED : path;
     }
   }
 

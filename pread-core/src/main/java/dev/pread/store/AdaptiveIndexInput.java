@@ -302,10 +302,14 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
         if (path == AdaptiveFile.PAGE_CACHE) {
           pages = file.pageCache().clone(runs);
           other = PositionalReader.of(pages);
-        } else if (file.usesCache) {
+        } else if (file.usesCache && !MergeThreads.isMergeThread(Thread.currentThread())) {
           b = file.cached().newReader(randomAccess);
           other = PositionalReader.of(b);
         } else {
+          // Merges and read-once inputs; and a merge thread reading an input that queries opened
+          // (a segment whose reader the writer keeps for near-real-time search, a file of the
+          // segment it writes): around the cache, in refills that grow along a sequential run, not
+          // block by block (the cache itself reads that thread's misses around it).
           other = PositionalReader.of(file.aroundCache().clone());
         }
       } catch (IllegalStateException e) {

@@ -17,7 +17,8 @@ import org.apache.lucene.util.Unwrappable;
 
 /**
  * The I/O priority of reads from storage: reads around the cache (an input that does not insert)
- * in the idle class when {@link BlockCache.Builder#idleReadsAround} says so, a query's misses at the
+ * of more than {@link FileBlocks#MAX_SMALL_READ_AROUND} bytes in the idle class when {@link
+ * BlockCache.Builder#idleReadsAround} says so, smaller ones at the thread's own, a query's misses at the
  * highest best-effort level, loads that fill the cache ahead of queries at the thread's own; the
  * reading thread gets its priority back after each. Seen through the {@code dev.pread.cache.BlockLoad}
  * JFR event's {@code idle} and {@code first} fields. Skips, saying why, where the kernel gives no I/O
@@ -75,6 +76,11 @@ public class TestBlockCacheIoPriority extends LuceneTestCase {
         assertEquals("the loading thread has its priority back", before, IoPriority.current());
         l.read(0, b, 0, block);
         Content.check("loaded", seed + 2, 0, b, 0, block);
+        // a long read around: one read of the whole run, larger than a small one
+        byte[] all = new byte[8 * block];
+        a.read(0, all, 0, all.length);
+        Content.check("long read around", seed, 0, all, 0, all.length);
+        assertEquals("the reading thread has its priority back", before, IoPriority.current());
       }
       recording.stop();
       Path file = Unwrappable.unwrapAll(createTempDir()).toAbsolutePath().resolve("events.jfr");
@@ -83,17 +89,22 @@ public class TestBlockCacheIoPriority extends LuceneTestCase {
     }
     // a read slower than IoPriority's bound (a loaded machine) holds idle reads off for a while
     boolean heldOff = IoPriority.backingOff();
-    int aroundReads = 0, misses = 0, loads = 0;
+    int smallReads = 0, largeReads = 0, misses = 0, loads = 0;
     for (RecordedEvent e : events) {
       if (!e.getEventType().getName().equals("dev.pread.cache.BlockLoad")) {
         continue;
       }
       if (e.getString("path").equals(around.toString())) {
-        aroundReads++;
-        if (option && !heldOff) {
-          assertTrue(e.toString(), e.getBoolean("idle"));
-        } else if (!option) {
-          assertFalse(e.toString(), e.getBoolean("idle"));
+        if (e.getLong("bytes") > FileBlocks.MAX_SMALL_READ_AROUND) {
+          largeReads++;
+          if (option && !heldOff) {
+            assertTrue(e.toString(), e.getBoolean("idle"));
+          } else if (!option) {
+            assertFalse(e.toString(), e.getBoolean("idle"));
+          }
+        } else {
+          smallReads++;
+          assertFalse("a small read around keeps the thread's class: " + e, e.getBoolean("idle"));
         }
         assertFalse("a merge's read is not a query's: " + e, e.getBoolean("first"));
       } else if (e.getString("path").equals(inserted.toString())) {
@@ -107,7 +118,8 @@ public class TestBlockCacheIoPriority extends LuceneTestCase {
       }
     }
     assertTrue("loads were recorded", loads > 0);
-    assertTrue("reads around the cache were recorded", aroundReads > 0);
+    assertTrue("small reads around the cache were recorded", smallReads > 0);
+    assertEquals("the long read around was one read", 1, largeReads);
     assertTrue("misses were recorded", misses > 0);
   }
 }

@@ -1,0 +1,147 @@
+package dev.pread.cache;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.lucene.tests.util.LuceneTestCase;
+import org.apache.lucene.tests.util.TestUtil;
+
+/**
+ * {@link BlockCache.Builder#readAroundIn}: a thread the predicate names reads every file as one
+ * opened without inserting (the right bytes, nothing put into the cache, prefetches ignored), on
+ * each read path ({@link CachedFile#read}, a {@link BlockReader}); other threads insert as usual, and
+ * blocks they cached are hits for the named thread.
+ */
+public class TestBlockCacheReadAroundThreads extends LuceneTestCase {
+
+  /** The kind of thread the caches below read around the cache in. */
+  private static final class AroundThread extends Thread {
+    AroundThread(Runnable r) {
+      super(r, "around");
+    }
+  }
+
+  private interface Reads {
+    void run() throws Exception;
+  }
+
+  /** Runs {@code reads} in an {@link AroundThread} and rethrows what it threw. */
+  private static void inAroundThread(Reads reads) throws Exception {
+    AtomicReference<Throwable> failure = new AtomicReference<>();
+    Thread t =
+        new AroundThread(
+            () -> {
+              try {
+                reads.run();
+              } catch (Throwable e) {
+                failure.set(e);
+              }
+            });
+    t.start();
+    t.join();
+    if (failure.get() instanceof Exception e) {
+      throw e;
+    } else if (failure.get() instanceof Error e) {
+      throw e;
+    }
+  }
+
+  public void testNamedThreadsReadAroundOthersInsert() throws Exception {
+    int block = 4096 << random().nextInt(3);
+    int blocks = TestUtil.nextInt(random(), 4, 24);
+    long size = (long) blocks * block - random().nextInt(block);
+    long seed = random().nextLong();
+    Path p = Content.writeSynced(createTempDir(), "f", seed, size);
+    try (BlockCache cache =
+            BlockCache.builder(64L * block).blockSize(block).readAroundIn(t -> t instanceof AroundThread).build();
+        CachedFile f = cache.open(p, true)) {
+      inAroundThread(
+          () -> {
+            BlockReader reader = f.newReader(random().nextBoolean());
+            for (int i = 0; i < 50; i++) {
+              long position = TestUtil.nextLong(random(), 0, size - 1);
+              int len = (int) Math.min(size - position, TestUtil.nextInt(random(), 1, 3 * block));
+              byte[] b = new byte[len];
+              if (random().nextBoolean()) {
+                f.read(position, b, 0, len);
+              } else {
+                reader.readBytes(position, b, 0, len);
+              }
+              Content.check("read around at " + position, seed, position, b, 0, len);
+              f.prefetch(position, len);
+            }
+          });
+      BlockCacheStats s = cache.stats();
+      assertEquals("nothing was put into the cache: " + s, 0, s.residentBytes());
+      assertEquals("no block was loaded for the cache: " + s, 0, s.misses());
+      assertEquals("prefetches did nothing: " + s, 0, s.prefetchSubmitted());
+      assertTrue("the reads went around the cache: " + s, s.readAround() > 0);
+
+      // Another thread inserts; its blocks are hits for the named thread, which still adds none.
+      byte[] first = new byte[block];
+      f.read(0, first, 0, block);
+      Content.check("inserted", seed, 0, first, 0, block);
+      s = cache.stats();
+      assertEquals(s.toString(), block, s.residentBytes());
+      assertEquals(s.toString(), 1, s.misses());
+      inAroundThread(
+          () -> {
+            byte[] b = new byte[block];
+            f.read(0, b, 0, block);
+            Content.check("cached block", seed, 0, b, 0, block);
+            int n = (int) Math.min(size - block, block);
+            byte[] next = new byte[n];
+            f.newReader(false).readBytes(block, next, 0, n);
+            Content.check("next block", seed, block, next, 0, n);
+          });
+      BlockCacheStats after = cache.stats();
+      assertEquals(after.toString(), s.hits() + 1, after.hits());
+      assertEquals("the named thread added no block: " + after, block, after.residentBytes());
+      assertEquals(after.toString(), 1, after.misses());
+    }
+  }
+
+  public void testWithoutPredicateEveryThreadInserts() throws Exception {
+    int block = 4096;
+    long seed = random().nextLong();
+    Path p = Content.writeSynced(createTempDir(), "f", seed, 8L * block);
+    try (BlockCache cache = BlockCache.builder(64L * block).blockSize(block).build(); CachedFile f = cache.open(p, true)) {
+      inAroundThread(
+          () -> {
+            byte[] b = new byte[block];
+            f.read(2L * block, b, 0, block);
+            Content.check("inserted", seed, 2L * block, b, 0, block);
+          });
+      assertEquals(cache.stats().toString(), block, cache.stats().residentBytes());
+    }
+  }
+
+  /** The predicate runs only on misses and prefetches: a thread reading cached blocks is never asked about. */
+  public void testPredicateIsNotAskedOnHits() throws IOException {
+    int block = 4096;
+    long seed = random().nextLong();
+    Path p = Content.writeSynced(createTempDir(), "f", seed, 4L * block);
+    java.util.concurrent.atomic.AtomicInteger asked = new java.util.concurrent.atomic.AtomicInteger();
+    try (BlockCache cache =
+            BlockCache.builder(64L * block)
+                .blockSize(block)
+                .readAroundIn(
+                    t -> {
+                      asked.incrementAndGet();
+                      return false;
+                    })
+                .build();
+        CachedFile f = cache.open(p, true)) {
+      byte[] b = new byte[block];
+      f.read(0, b, 0, block);
+      int afterMiss = asked.get();
+      assertTrue("asked on the miss", afterMiss > 0);
+      BlockReader reader = f.newReader(false);
+      for (int i = 0; i < 10; i++) {
+        reader.readBytes(0, b, 0, block);
+        Content.check("hit", seed, 0, b, 0, block);
+      }
+      assertEquals("not asked on hits", afterMiss, asked.get());
+    }
+  }
+}
