@@ -44,11 +44,15 @@ import org.apache.lucene.util.Unwrappable;
  * refills, are made in the idle I/O class ({@link BlockCache.Builder#idleReadsAround}), so the
  * queries' misses do not wait behind a merge's reads, at the cost of a merge that runs slower while
  * queries keep the disk busy; a small read (a vector graph being built reads one vector at a time,
- * at random, and waits for each) keeps the thread's class, where it costs the disk little and
- * waits no longer than a query's. Where inputs read the page cache with {@code pread}, merges do too, without
- * readahead, and the pages their reads bring in are dropped once copied ({@link
- * dev.pread.nativeio.NativeFile#dropBehind()}, Linux 6.14+): the queries' pages stay, at the cost
- * of a merge that reads again from storage what it reads twice.
+ * at random, and waits for each) keeps the thread's class, where it costs the disk little. Where
+ * inputs read the page cache with {@code pread}, merges do too, without readahead, and the pages
+ * their reads bring in are dropped once copied ({@link dev.pread.nativeio.NativeFile#dropBehind()},
+ * Linux 6.14+): the queries' pages stay, at the cost of a merge that reads again from storage what
+ * it reads twice. On either path, a file that a merge thread opens while the page cache holds at
+ * least three quarters of it (the segment it is writing, whose norms and vectors it reads back at
+ * random, a few bytes at a time, millions of times) reads its mapping, advised random: loads from
+ * the pages it wrote, instead of a system call and a page copy each; a page evicted meanwhile is
+ * read back alone, at a fault, and stays in the page cache until the kernel reclaims it.
  *
  * <p>The choice is made for all adaptive directories of the JVM together, at most once a second,
  * from the total size of their open files and the kernel's memory figures; every switch is logged

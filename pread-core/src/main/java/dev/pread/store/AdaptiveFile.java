@@ -159,7 +159,8 @@ final class AdaptiveFile {
       MemorySegment map = MappedFiles.map(path, size, arena);
       boolean mapsAlways = handle != null && size > 0 && regime.path() != MAPPED
           && MergeThreads.isMergeThread(Thread.currentThread())
-          && handle.cachedPages(0, size) >= (size + MappedFiles.PAGE - 1) / MappedFiles.PAGE * MERGE_MAPS_CACHED_SHARE;
+          && handle.cachedPages(0, size)
+              >= (size + MappedFiles.PAGE - 1) / MappedFiles.PAGE * MERGE_MAPS_CACHED_SHARE;
       AdaptiveFile f = new AdaptiveFile(path, size, attributes.fileKey(), handle, map, arena, usesCache, mapsAlways, regime);
       // a file a merge maps reads at random (a page it finds evicted is read alone), others as they read
       MapAdvice advice = mapsAlways ? MapAdvice.RANDOM : usesCache ? regime.mappingAdvice() : MapAdvice.NORMAL;
