@@ -148,7 +148,11 @@ final class FileBlocks {
       int block = (int) (p >>> blockShift);
       int inBlock = (int) (p & (blockSize - 1));
       int len = Math.min(n - done, blockSize - inBlock);
-      if (insert && block > loadedThrough && entry(block) == 0 && !cache.readsAroundHere()) {
+      if (insert && block > loadedThrough && entry(block) == 0) {
+        if (cache.readsAroundHere()) {
+          done += readAround(block, inBlock, dst, offset + done, n - done, lastBlock, false, false);
+          continue;
+        }
         Run run = load(block, lastBlock);
         if (run.count > 0) {
           loadedThrough = block + run.count - 1;
