@@ -119,7 +119,7 @@ public final class BlockCache implements Closeable {
   volatile long bufferedRetryNanos = 1_000_000_000L;
   /** {@link Builder#idleReadsAround}. */
   final boolean idleReadsAround;
-  /** {@link Builder#readAroundIn}; null for none. */
+  /** {@link Builder#readAroundIn}. */
   private final java.util.function.Predicate<Thread> readsAround;
   private final String name;
   private final Map<Object, FileBlocks> files = new HashMap<>();
@@ -134,8 +134,16 @@ public final class BlockCache implements Closeable {
 
   /** True if the calling thread reads around the cache ({@link Builder#readAroundIn}). */
   boolean readsAroundHere() {
-    return readsAround != null && readsAround.test(Thread.currentThread());
+    return readsAround.test(Thread.currentThread());
   }
+
+  /**
+   * Lucene's {@code ConcurrentMergeScheduler} merge threads (and those of schedulers that extend
+   * it, as OpenSearch's does), told by the class of the thread: the threads a cache reads around
+   * unless its builder names others ({@link Builder#readAroundIn}). Compose it to add threads of
+   * your own, for example {@code LUCENE_MERGE_THREADS.or(t -> t.getName().startsWith("recovery"))}.
+   */
+  public static final java.util.function.Predicate<Thread> LUCENE_MERGE_THREADS = LuceneMergeThreads::test;
 
   private BlockCache(Builder b) {
     this.budget = b.budget;
@@ -173,7 +181,7 @@ public final class BlockCache implements Closeable {
     private boolean directIO = true;
     private boolean fillFromPageCache;
     private boolean idleReadsAround;
-    private java.util.function.Predicate<Thread> readsAround;
+    private java.util.function.Predicate<Thread> readsAround = LUCENE_MERGE_THREADS;
     private boolean frequencyAdmission = true;
     private String name;
     private java.util.concurrent.ThreadFactory prefetchThreadFactory;
@@ -272,10 +280,15 @@ public final class BlockCache implements Closeable {
      * segments whose readers the writer keeps open for near-real-time search read those readers'
      * inputs, and would otherwise put whole segments into the cache, displacing blocks queries use.
      * The test runs on the reading thread at each miss (and prefetch) of a file that inserts, never
-     * on a hit, so it must be cheap and must not throw. None by default.
+     * on a hit, so it must be cheap and must not throw. By default {@link
+     * BlockCache#LUCENE_MERGE_THREADS}. The trade-off: a block such a thread reads twice is read
+     * from storage twice, and a segment a merge reads that queries never did is not put into the
+     * cache for them. {@code t -> false} makes every thread insert what it misses.
+     *
+     * @throws NullPointerException if {@code threads} is null
      */
     public Builder readAroundIn(java.util.function.Predicate<Thread> threads) {
-      this.readsAround = threads;
+      this.readsAround = java.util.Objects.requireNonNull(threads, "threads");
       return this;
     }
 

@@ -42,6 +42,15 @@ import org.apache.lucene.util.BitUtil;
  * them, or every slot is busy), go through {@link CachedFile#read}, which loads runs of missing
  * blocks with one vectored read and pins while it copies.
  *
+ * <p><b>A thread the cache reads around in</b> ({@link BlockCache.Builder#readAroundIn}: Lucene's
+ * merge threads by default) reads what is cached in place as any thread does, and what is missing
+ * into a heap buffer of the reader's, which serves its next reads there: a merge decoding a
+ * segment a value at a time makes one read from storage per run, not one per value. After a jump
+ * a run is the 4 KiB around the read (a vector read at random costs no more); a run that
+ * continues the last one reads twice as much, up to {@value #MAX_AROUND_RUN} bytes, so a
+ * sequential pass reads in large pieces. The trade-off: such a reader keeps up to that many bytes
+ * of heap while it lives.
+ *
  * <p><b>Statistics.</b> A hit is counted each time the reader moves its window to a cached block,
  * not on every read inside it; misses count blocks loaded, as for every read of the cache.
  *
@@ -88,6 +97,18 @@ public final class BlockReader {
   private byte[] scratch;
   /** The position {@link #fixed} last moved the window for; -1 if none. */
   private long retryAt = -1;
+
+  /** The most a reader reads around the cache in one run (class documentation). */
+  static final int MAX_AROUND_RUN = 256 * 1024;
+  /** A run around the cache after a jump: one page, aligned. */
+  private static final int FIRST_AROUND_RUN = 4096;
+
+  // Read around the cache, for a thread the cache reads around in: file bytes [aroundStart,
+  // aroundStart + aroundLength) are around[0, aroundLength). Null until the first such read.
+  private byte[] around;
+  private MemorySegment aroundSegment;
+  private long aroundStart;
+  private int aroundLength;
 
   BlockReader(CachedFile file, FileBlocks blocks, boolean randomAccess) {
     this.file = file;
@@ -302,10 +323,57 @@ public final class BlockReader {
   private boolean copyInBlock(long position, ValueLayout layout, Object dst, int offset, int count) throws IOException {
     long bytes = count * layout.byteSize();
     check(position, bytes);
-    if (bytes > blockSize - (position & (blockSize - 1))) {
-      return false;
+    if (!inAround(position, bytes)) {
+      if (bytes > blockSize - (position & (blockSize - 1)) || inAround(position, 1)) {
+        // across a block's end, or the run's: value by value
+        return false;
+      }
+      if (moveTo(position)) {
+        return copyInWindow(position, layout, dst, offset, count);
+      }
+      if (refusal != Outcome.AROUND) {
+        return false;
+      }
+      readAround(position);
+      if (!inAround(position, bytes)) {
+        return false; // across the run's end: value by value
+      }
     }
-    return moveTo(position) && copyInWindow(position, layout, dst, offset, count);
+    MemorySegment.copy(aroundSegment, layout, position - aroundStart, dst, offset, count);
+    return true;
+  }
+
+  /** True if the bytes read around the cache hold {@code [position, position + n)}. */
+  private boolean inAround(long position, long n) {
+    long rel = position - aroundStart;
+    return around != null && rel >= 0 && rel <= aroundLength - n;
+  }
+
+  /**
+   * Reads around the cache from the aligned page that holds {@code position} (whose block this
+   * thread may not cache: {@link Outcome#AROUND}): twice the last run when {@code position} is
+   * at most a run past where that ended, up to {@link #MAX_AROUND_RUN}, else one page; never past
+   * the end of the file. Cached blocks in the run are copied, missing ones read from storage
+   * without inserting ({@link CachedFile#read}).
+   */
+  private void readAround(long position) throws IOException {
+    long past = position - (aroundStart + aroundLength);
+    boolean continues = around != null && aroundLength > 0 && past >= 0 && past < aroundLength;
+    long from = position & -(long) FIRST_AROUND_RUN;
+    int run = continues ? Math.min(2 * aroundLength, MAX_AROUND_RUN) : FIRST_AROUND_RUN;
+    int n = (int) Math.min(run, size - from);
+    if (around == null || around.length < n) {
+      around = new byte[n];
+      aroundSegment = MemorySegment.ofArray(around);
+    }
+    aroundLength = 0; // nothing valid if the read fails
+    try {
+      file.read(from, around, 0, n);
+    } catch (IllegalStateException e) {
+      throw closed(e);
+    }
+    aroundStart = from;
+    aroundLength = n;
   }
 
   /**
@@ -339,6 +407,10 @@ public final class BlockReader {
    */
   private boolean fixed(long position, int n) throws IOException {
     check(position, n);
+    if (inAround(position, n)) {
+      System.arraycopy(around, (int) (position - aroundStart), scratch(), 0, n);
+      return false;
+    }
     // A second call for the same position means the block went again right after moveTo (a cache
     // of a few blocks churning): copy, whose loop retries without recursing.
     if (position != retryAt && moveTo(position) && position - start <= limit - n) {
@@ -361,7 +433,19 @@ public final class BlockReader {
     while (length > 0) {
       long rel = position - start;
       if (rel < 0 || rel >= limit) {
+        if (inAround(position, 1)) {
+          int n = (int) Math.min(length, aroundLength - (position - aroundStart));
+          System.arraycopy(around, (int) (position - aroundStart), dst, offset, n);
+          position += n;
+          offset += n;
+          length -= n;
+          continue;
+        }
         if (!moveTo(position)) {
+          if (refusal == Outcome.AROUND) {
+            readAround(position);
+            continue;
+          }
           int n = (int) Math.min(length, blockSize - (position & (blockSize - 1)));
           try {
             blocks.readUncached(position, dst, offset, n, refusal);

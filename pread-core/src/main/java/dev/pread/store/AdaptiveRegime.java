@@ -375,7 +375,6 @@ final class AdaptiveRegime {
               .blockSize(CACHE_BLOCK_SIZE)
               .fillFromPageCache(true)
               .idleReadsAround(idleMergeReads)
-              .readAroundIn(MergeThreads::isMergeThread)
               .name("adaptive")
               .build();
       // The first cache of a regime at its level; later ones (after every directory closed) at DEBUG.

@@ -2,7 +2,9 @@ package dev.pread.store;
 
 import dev.pread.cache.BlockCache;
 import dev.pread.cache.BlockCacheStats;
+import dev.pread.nativeio.Advice;
 import dev.pread.nativeio.NativeAccess;
+import dev.pread.nativeio.NativeFile;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Objects;
@@ -32,7 +34,14 @@ import org.apache.lucene.util.Unwrappable;
  *
  * <p><b>Contexts.</b> Inputs opened for merges or with {@link ReadOnceHint} read what is cached
  * and read the rest around the cache, so a merge does not flush the blocks queries use. Every other
- * input inserts what it misses.
+ * input inserts what it misses, except in Lucene's merge threads: a merge of segments the writer
+ * keeps open for near-real-time readers reads those readers' inputs, and its misses read around
+ * the cache too (the cache's {@link BlockCache.Builder#readAroundIn} default, which a shared
+ * cache can change). A file a merge thread opens with another context than a merge's is one of
+ * the segment it writes, read back at random (norms for the postings, vectors for the graph):
+ * it reads through the page cache with {@code pread}, as {@link PreadDirectory} does, where the
+ * merge has just written it, and does not touch the block cache. The trade-off: those pages are
+ * the kernel's, and under a memory limit they take room the page cache would give other files.
  *
  * <p><b>Inputs</b> that insert read the cache's block memory in place ({@link
  * dev.pread.cache.BlockReader}): no buffer, no copy for a value, no pin. Merge and read-once inputs
@@ -238,6 +247,22 @@ public class CachedPreadDirectory extends FSDirectory {
     ensureOpen();
     ensureCanRead(name);
     boolean inserts = inserts(context);
+    if (inserts && inputs.isNative() && MergeThreads.isMergeThread(Thread.currentThread())) {
+      // What a merge writes and reads back: through the page cache, where it was just written.
+      return inputs.open(
+          getDirectory(),
+          name,
+          context,
+          "PreadIndexInput",
+          NativeFile::open,
+          (file, description, prefetch) -> {
+            if (randomAccess(context)) {
+              file.advise(0, 0, Advice.RANDOM);
+            }
+            return new PreadIndexInput(
+                description, new PageCacheSource(file), PreadDirectory.DEFAULT_BUFFER_SIZE, prefetch);
+          });
+    }
     if (inserts && hotSet != null) {
       hotSet.noteRead();
     }

@@ -1,5 +1,6 @@
 package dev.pread.store;
 
+import dev.pread.cache.BlockCache;
 import dev.pread.nativeio.CpuPriority;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -17,23 +18,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>Thread-safe.
  */
 final class MergeThreads {
-  /** The class of {@code ConcurrentMergeScheduler}'s merge threads (protected: not visible here). */
-  static final String MERGE_THREAD_CLASS = "org.apache.lucene.index.ConcurrentMergeScheduler$MergeThread";
-
   private static final System.Logger LOG = System.getLogger(AdaptiveDirectory.class.getName());
-
-  private static final ClassValue<Boolean> IS_MERGE_THREAD =
-      new ClassValue<>() {
-        @Override
-        protected Boolean computeValue(Class<?> type) {
-          for (Class<?> c = type; c != null; c = c.getSuperclass()) {
-            if (c.getName().equals(MERGE_THREAD_CLASS)) {
-              return true;
-            }
-          }
-          return false;
-        }
-      };
 
   private static final AtomicBoolean logged = new AtomicBoolean();
 
@@ -41,7 +26,7 @@ final class MergeThreads {
 
   /** True if {@code thread} is one of {@code ConcurrentMergeScheduler}'s merge threads. */
   static boolean isMergeThread(Thread thread) {
-    return IS_MERGE_THREAD.get(thread.getClass());
+    return BlockCache.LUCENE_MERGE_THREADS.test(thread);
   }
 
   /**

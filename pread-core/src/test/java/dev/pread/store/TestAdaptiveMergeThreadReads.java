@@ -1,5 +1,6 @@
 package dev.pread.store;
 
+import dev.pread.cache.InMergeThread;
 import dev.pread.nativeio.Advice;
 import dev.pread.nativeio.NativeFile;
 import java.io.IOException;
@@ -8,16 +9,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.atomic.AtomicReference;
-import org.apache.lucene.document.Document;
-import org.apache.lucene.document.Field;
-import org.apache.lucene.document.StringField;
-import org.apache.lucene.index.ConcurrentMergeScheduler;
-import org.apache.lucene.index.IndexWriter;
-import org.apache.lucene.index.IndexWriterConfig;
-import org.apache.lucene.index.MergePolicy;
-import org.apache.lucene.index.MergeScheduler;
-import org.apache.lucene.store.ByteBuffersDirectory;
 import org.apache.lucene.store.FSLockFactory;
 import org.apache.lucene.store.IOContext;
 import org.apache.lucene.store.IndexInput;
@@ -43,56 +34,6 @@ import jdk.jfr.consumer.RecordingFile;
     defaultFilters = true,
     filters = {org.apache.lucene.tests.util.QuickPatchThreadsFilter.class, dev.pread.cache.JfrThreadsFilter.class})
 public class TestAdaptiveMergeThreadReads extends LuceneTestCase {
-
-  private interface Work {
-    void run() throws Exception;
-  }
-
-  /** A merge scheduler that runs {@code work} in its merge thread before the merge. */
-  private static final class WorkInMergeThread extends ConcurrentMergeScheduler {
-    private final Work work;
-    final AtomicReference<Throwable> failure = new AtomicReference<>();
-    volatile boolean ran;
-
-    WorkInMergeThread(Work work) {
-      this.work = work;
-    }
-
-    @Override
-    protected void doMerge(MergeScheduler.MergeSource mergeSource, MergePolicy.OneMerge merge) throws IOException {
-      if (!ran) {
-        ran = true;
-        try {
-          assertTrue(MergeThreads.isMergeThread(Thread.currentThread()));
-          work.run();
-        } catch (Throwable e) {
-          failure.set(e);
-        }
-      }
-      super.doMerge(mergeSource, merge);
-    }
-  }
-
-  /** Runs {@code work} in a merge thread of Lucene's concurrent scheduler, and rethrows what it threw. */
-  private static void inMergeThread(Work work) throws Exception {
-    WorkInMergeThread scheduler = new WorkInMergeThread(work);
-    try (ByteBuffersDirectory other = new ByteBuffersDirectory();
-        IndexWriter w = new IndexWriter(other, new IndexWriterConfig().setMergeScheduler(scheduler))) {
-      for (int s = 0; s < 2; s++) {
-        Document doc = new Document();
-        doc.add(new StringField("id", "doc" + s, Field.Store.YES));
-        w.addDocument(doc);
-        w.commit();
-      }
-      w.forceMerge(1);
-    }
-    assertTrue("no merge ran", scheduler.ran);
-    if (scheduler.failure.get() instanceof Exception e) {
-      throw e;
-    } else if (scheduler.failure.get() instanceof Error e) {
-      throw e;
-    }
-  }
 
   private static byte[] write(Path dir, String name, byte[] content, boolean evict) throws IOException {
     // the real path: a test file system may turn fsync off, and dirty pages cannot be dropped
@@ -190,7 +131,7 @@ public class TestAdaptiveMergeThreadReads extends LuceneTestCase {
         assertFalse("outside a merge, a cached file reads the block cache", readsMapping(h));
       }
       IOContext context = random().nextBoolean() ? IOContext.DEFAULT : IOContext.READONCE;
-      inMergeThread(
+      InMergeThread.run(
           () -> {
             try (IndexInput h = d.openInput("hot", context)) {
               assertTrue("a merge maps a file the page cache holds", readsMapping(h));
