@@ -108,9 +108,13 @@ final class AdaptiveFile {
    * True for a file a merge thread opened while inputs did not read mappings and the page cache
    * held nearly all of it (the segment the merge is writing: the norms its postings writer reads
    * back, the vectors its graph builder reads at random): it reads its mapping whatever the
-   * regime's mode ({@link #MERGE_MAPS_CACHED_SHARE}).
+   * regime's mode ({@link #MERGE_MAPS_CACHED_SHARE}). Cleared for good when a thread other than
+   * a merge's makes an input of it ({@link #noteQueryInput}): then queries read it too (the reader
+   * a writer opens on a merged segment in the merge thread, as OpenSearch's merged-segment warmer
+   * has it, serves near-real-time searches), and it follows the regime's path. Written under the
+   * regime's lock.
    */
-  final boolean mapsAlways;
+  volatile boolean mapsAlways;
   private final Object fileKey;
   /**
    * The file held open for the block cache, which may need it after the path was deleted (Lucene
@@ -307,6 +311,17 @@ final class AdaptiveFile {
           new PageCacheSource(file, usesCache ? SlowReads.SHARED : null), PAGE_CACHE_BUFFER_SIZE, true);
     }
     return pageCache;
+  }
+
+  /**
+   * Called when a thread makes a clone or slice of an input of this file: if it is not a merge
+   * thread and a merge mapped the file ({@link #mapsAlways}), the file follows the regime's read
+   * path from now on. A volatile read otherwise.
+   */
+  void noteQueryInput() {
+    if (mapsAlways && !MergeThreads.isMergeThread(Thread.currentThread())) {
+      regime.releaseMergeMapping(this);
+    }
   }
 
   void adviseMapping(MapAdvice advice) {

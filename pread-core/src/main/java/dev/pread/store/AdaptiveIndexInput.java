@@ -1003,6 +1003,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
     ensureOpen();
     InputBounds.checkRange("slice()", off, len, this);
     regime.maybeCheck();
+    file.noteQueryInput();
     return new AdaptiveIndexInput(
         getFullSliceDescription(sliceDescription),
         file,
@@ -1020,6 +1021,7 @@ final class AdaptiveIndexInput extends IndexInput implements MemorySegmentAccess
   public AdaptiveIndexInput clone() {
     ensureOpen();
     regime.maybeCheck();
+    file.noteQueryInput();
     AdaptiveIndexInput c = new AdaptiveIndexInput(toString(), file, regime, segment, offset, length, true, backoff, runs, randomAccess);
     c.pos = pos;
     return c;

@@ -401,6 +401,25 @@ final class AdaptiveRegime {
     }
   }
 
+  /**
+   * Makes a file a merge mapped ({@link AdaptiveFile#mapsAlways}) follow this regime's read path,
+   * with the mapping advice of the other files: queries read it too.
+   */
+  void releaseMergeMapping(AdaptiveFile file) {
+    lock.lock();
+    try {
+      if (file.mapsAlways) {
+        file.mapsAlways = false;
+        file.follow(path);
+        if (file.usesCache) {
+          file.adviseMapping(randomAdvice ? MapAdvice.RANDOM : MapAdvice.NORMAL);
+        }
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
   void unregister(AdaptiveFile file) {
     if (files.remove(file) && file.usesCache) {
       openBytes.addAndGet(-file.size);

@@ -2,9 +2,7 @@ package dev.pread.store;
 
 import dev.pread.cache.BlockCache;
 import dev.pread.cache.BlockCacheStats;
-import dev.pread.nativeio.Advice;
 import dev.pread.nativeio.NativeAccess;
-import dev.pread.nativeio.NativeFile;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Objects;
@@ -37,11 +35,10 @@ import org.apache.lucene.util.Unwrappable;
  * input inserts what it misses, except in Lucene's merge threads: a merge of segments the writer
  * keeps open for near-real-time readers reads those readers' inputs, and its misses read around
  * the cache too (the cache's {@link BlockCache.Builder#readAroundIn} default, which a shared
- * cache can change). A file a merge thread opens with another context than a merge's is one of
- * the segment it writes, read back at random (norms for the postings, vectors for the graph):
- * it reads through the page cache with {@code pread}, as {@link PreadDirectory} does, where the
- * merge has just written it, and does not touch the block cache. The trade-off: those pages are
- * the kernel's, and under a memory limit they take room the page cache would give other files.
+ * cache can change). That holds for the files a merge thread opens with another context than a
+ * merge's too (the segment it writes, read back at random: norms for the postings, vectors for
+ * the graph; the reader a writer opens on a merged segment for near-real-time search): what the
+ * merge thread reads of them it reads around the cache, and queries' reads insert.
  *
  * <p><b>Inputs</b> that insert read the cache's block memory in place ({@link
  * dev.pread.cache.BlockReader}): no buffer, no copy for a value, no pin. Merge and read-once inputs
@@ -247,22 +244,6 @@ public class CachedPreadDirectory extends FSDirectory {
     ensureOpen();
     ensureCanRead(name);
     boolean inserts = inserts(context);
-    if (inserts && inputs.isNative() && MergeThreads.isMergeThread(Thread.currentThread())) {
-      // What a merge writes and reads back: through the page cache, where it was just written.
-      return inputs.open(
-          getDirectory(),
-          name,
-          context,
-          "PreadIndexInput",
-          NativeFile::open,
-          (file, description, prefetch) -> {
-            if (randomAccess(context)) {
-              file.advise(0, 0, Advice.RANDOM);
-            }
-            return new PreadIndexInput(
-                description, new PageCacheSource(file), PreadDirectory.DEFAULT_BUFFER_SIZE, prefetch);
-          });
-    }
     if (inserts && hotSet != null) {
       hotSet.noteRead();
     }

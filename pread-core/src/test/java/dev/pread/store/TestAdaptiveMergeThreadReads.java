@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.lucene.store.FSLockFactory;
 import org.apache.lucene.store.IOContext;
 import org.apache.lucene.store.IndexInput;
@@ -124,6 +125,7 @@ public class TestAdaptiveMergeThreadReads extends LuceneTestCase {
   }
 
   private static void merge(Path dir, byte[] hot, byte[] cold, byte[] pooled, AdaptiveRegime regime) throws Exception {
+    int size = hot.length;
     try (AdaptiveDirectory d = new AdaptiveDirectory(dir, FSLockFactory.getDefault(), regime);
         IndexInput query = d.openInput("pooled", IOContext.DEFAULT)) {
       assertEquals(AdaptiveDirectory.ReadPath.BLOCK_CACHE, d.readPath());
@@ -147,6 +149,28 @@ public class TestAdaptiveMergeThreadReads extends LuceneTestCase {
       assertEquals("the merge put nothing into the cache: " + d.cacheStats(), 0, d.cacheStats().residentBytes());
       readAll(query.clone(), pooled);
       assertTrue("a query's reads fill the cache: " + d.cacheStats(), d.cacheStats().residentBytes() > 0);
+
+      // A file the merge thread mapped and a query thread then reads too (the reader a writer opens
+      // on a merged segment in the merge thread, for near-real-time search) follows the mode again.
+      AtomicReference<IndexInput> kept = new AtomicReference<>();
+      try {
+        InMergeThread.run(
+            () -> {
+              kept.set(d.openInput("hot", IOContext.DEFAULT));
+              assertTrue("a merge maps a file the page cache holds", readsMapping(kept.get()));
+              assertTrue("its own clones too", readsMapping(kept.get().clone()));
+            });
+        IndexInput clone = random().nextBoolean() ? kept.get().clone() : kept.get().slice("part", 0, size);
+        assertFalse("a query's clone reads the block cache", readsMapping(clone));
+        assertFalse("and so does the input the merge thread opened", readsMapping(kept.get()));
+        long before = d.cacheStats().residentBytes();
+        readAll(clone, hot);
+        assertTrue("a query's reads of it fill the cache: " + d.cacheStats(), d.cacheStats().residentBytes() > before);
+      } finally {
+        if (kept.get() != null) {
+          kept.get().close();
+        }
+      }
     }
   }
 }

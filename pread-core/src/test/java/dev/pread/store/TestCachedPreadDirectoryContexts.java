@@ -16,7 +16,7 @@ import org.apache.lucene.tests.util.LuceneTestCase;
  * {@link CachedPreadDirectory} and its contexts: inputs for merges and read-once reads read around
  * the cache (no insert, no eviction of what queries use), other inputs insert; prefetch through
  * {@link IndexInput#prefetch} loads into the cache; Lucene's merge threads read even inputs queries
- * opened around the cache, and what they open to read back through the page cache; the size of a directory's own cache comes from
+ * opened around the cache, and in files they open themselves; the size of a directory's own cache comes from
  * {@value CachedPreadDirectory#CACHE_BYTES_PROPERTY}; a shared cache outlives the directory.
  */
 public class TestCachedPreadDirectoryContexts extends LuceneTestCase {
@@ -139,40 +139,36 @@ public class TestCachedPreadDirectoryContexts extends LuceneTestCase {
 
   /**
    * A file a merge thread opens with a context other than a merge's (the segment it writes, read
-   * back) reads through the page cache and leaves the block cache alone; one it opens for merging
-   * reads around the cache as before.
+   * back; the reader a writer opens on a merged segment for near-real-time search) reads around
+   * the cache in that thread, and a query thread's clone of it inserts.
    */
-  public void testFilesAMergeThreadOpensToReadBackUseThePageCache() throws Exception {
+  public void testFilesAMergeThreadOpensAreQueriesFilesToo() throws Exception {
     long seed = random().nextLong();
     long size = (10L + random().nextInt(20)) * BLOCK + random().nextInt(BLOCK);
     try (CachedPreadDirectory dir = new CachedPreadDirectory(createTempDir())) {
       assumeTrue("native access is off", dir.isCached());
-      TestContent.write(dir, "written", seed, size);
-      IOContext readBack =
+      TestContent.write(dir, "merged", seed, size);
+      IOContext context =
           random().nextBoolean() ? IOContext.DEFAULT : IOContext.DEFAULT.withHints(DataAccessHint.RANDOM);
-      dev.pread.cache.InMergeThread.run(
-          () -> {
-            try (IndexInput in = dir.openInput("written", readBack)) {
-              assertTrue(in.toString(), in instanceof PreadIndexInput);
-              readAllAndCheck(in, seed);
-              for (int i = 0; i < 20; i++) {
-                long at = random().nextLong(size - 1);
-                in.seek(at);
-                assertEquals(TestContent.byteAt(seed, at), in.readByte());
-              }
-            }
-          });
-      BlockCacheStats s = dir.stats();
-      assertEquals("the block cache was not touched: " + s, 0, s.misses() + s.hits() + s.readAround() + s.bytesRead());
-      dev.pread.cache.InMergeThread.run(
-          () -> {
-            try (IndexInput in = dir.openInput("written", IOContext.merge(new MergeInfo(10, 1 << 20, false, 1)))) {
-              readAllAndCheck(in, seed);
-            }
-          });
-      s = dir.stats();
-      assertTrue("a merge's own input reads around the cache: " + s, s.readAround() > 0);
-      assertEquals(s.toString(), 0, s.residentBytes());
+      java.util.concurrent.atomic.AtomicReference<IndexInput> opened = new java.util.concurrent.atomic.AtomicReference<>();
+      try {
+        dev.pread.cache.InMergeThread.run(
+            () -> {
+              opened.set(dir.openInput("merged", context));
+              readAllAndCheck(opened.get(), seed);
+            });
+        BlockCacheStats s = dir.stats();
+        assertEquals("the merge thread put nothing into the cache: " + s, 0, s.residentBytes());
+        assertTrue("the merge thread read around the cache: " + s, s.readAround() > 0);
+        readAllAndCheck(opened.get().clone(), seed);
+        s = dir.stats();
+        long block = dir.getCache().blockSize();
+        assertEquals("a query thread's clone fills the cache: " + s, (size + block - 1) / block * block, s.residentBytes());
+      } finally {
+        if (opened.get() != null) {
+          opened.get().close();
+        }
+      }
     }
   }
 
