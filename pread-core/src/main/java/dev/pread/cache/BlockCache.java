@@ -359,7 +359,26 @@ public final class BlockCache implements Closeable {
    */
   public CachedFile open(Path path, boolean insert) throws IOException {
     ensureOpen();
-    return register(openFile(path, direct -> direct ? NativeFile.openDirect(path) : NativeFile.open(path)), insert);
+    return register(openFile(path, direct -> direct ? NativeFile.openDirect(path) : NativeFile.open(path)), insert, false);
+  }
+
+  /**
+   * Opens {@code path} to insert what it misses, as {@link #open(Path, boolean) open(path, true)}
+   * does, on behalf of the calling thread: if the cache reads around in that thread ({@link
+   * Builder#readAroundIn}), the file is that thread's own work, and its misses insert in every
+   * thread, that one too. A merge opens files this way that are not the segments it reads: the
+   * segment it writes, which it reads back at random and would otherwise read from storage at each
+   * access (a norm for each posting, a vector for each comparison of the graph it builds), and the
+   * reader a writer opens on the merged segment for near-real-time search. The trade-off: what
+   * such a file loads, the merge's read-back too, takes blocks from what queries use.
+   *
+   * @throws java.nio.file.NoSuchFileException if it does not exist
+   * @throws AlreadyClosedException if the cache is closed
+   */
+  public CachedFile openForCaller(Path path) throws IOException {
+    ensureOpen();
+    boolean own = readsAroundHere();
+    return register(openFile(path, direct -> direct ? NativeFile.openDirect(path) : NativeFile.open(path)), true, own);
   }
 
   /**
@@ -372,7 +391,7 @@ public final class BlockCache implements Closeable {
    */
   public CachedFile open(NativeFile source, boolean insert) throws IOException {
     ensureOpen();
-    return register(openFile(source.path(), source::reopen), insert);
+    return register(openFile(source.path(), source::reopen), insert, false);
   }
 
   /** How {@link #openFile} opens a file: with O_DIRECT (true) or buffered. */
@@ -381,7 +400,7 @@ public final class BlockCache implements Closeable {
   }
 
   /** Shares the blocks of {@code file} with the other opens of the same file, or starts them. */
-  private CachedFile register(NativeFile file, boolean insert) throws IOException {
+  private CachedFile register(NativeFile file, boolean insert, boolean own) throws IOException {
     Object key = file.inode() < 0 ? new Object() : new FileKey(file.device(), file.inode(), file.size());
     CachedFile shared;
     try {
@@ -391,10 +410,10 @@ public final class BlockCache implements Closeable {
         if (blocks == null) {
           blocks = new FileBlocks(this, file, key);
           files.put(key, blocks);
-          return new CachedFile(blocks, insert);
+          return new CachedFile(blocks, insert, own);
         }
         blocks.references++;
-        shared = new CachedFile(blocks, insert);
+        shared = new CachedFile(blocks, insert, own);
       }
     } catch (RuntimeException e) {
       try {

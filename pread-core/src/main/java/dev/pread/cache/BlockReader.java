@@ -491,7 +491,7 @@ public final class BlockReader {
     try {
       boolean late = (position & (blockSize - 1)) >= blockSize >>> 1;
       boolean hasNext = (long) (block + 1) << blockShift < size;
-      e = blocks.acquire(block, (late || walk) && hasNext ? block + 1 : block);
+      e = blocks.acquire(block, (late || walk) && hasNext ? block + 1 : block, file.own);
     } catch (IllegalStateException ex) {
       throw closed(ex);
     }

@@ -28,12 +28,18 @@ import org.apache.lucene.store.AlreadyClosedException;
 public final class CachedFile implements Closeable {
   private final FileBlocks blocks;
   private final boolean insert;
+  /**
+   * True if a thread the cache reads around in opened this file for its own work ({@link
+   * BlockCache#openForCaller}): its misses insert in every thread.
+   */
+  final boolean own;
   /** Read by {@link BlockReader}s on every read. */
   volatile boolean closed;
 
-  CachedFile(FileBlocks blocks, boolean insert) {
+  CachedFile(FileBlocks blocks, boolean insert, boolean own) {
     this.blocks = blocks;
     this.insert = insert;
+    this.own = own;
   }
 
   /** The absolute path the file was opened with. */
@@ -80,7 +86,7 @@ public final class CachedFile implements Closeable {
     }
     ensureOpen();
     try {
-      return blocks.read(position, dst, offset, min, max, insert);
+      return blocks.read(position, dst, offset, min, max, insert, own);
     } catch (IllegalStateException e) {
       throw blocks.cache.closedException(e, path());
     }
@@ -125,7 +131,7 @@ public final class CachedFile implements Closeable {
     }
     ensureOpen();
     if (insert) {
-      blocks.prefetch(position, length);
+      blocks.prefetch(position, length, own);
     }
   }
 

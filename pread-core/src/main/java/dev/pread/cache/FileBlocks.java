@@ -115,6 +115,14 @@ final class FileBlocks {
     return BlockStates.entry(table, block);
   }
 
+  /**
+   * True if the calling thread reads this file's misses around the cache: the cache reads around
+   * in it ({@link BlockCache.Builder#readAroundIn}), unless the file is {@code own}.
+   */
+  private boolean readsAroundHere(boolean own) {
+    return !own && cache.readsAroundHere();
+  }
+
   /** True if {@code block}'s entry is still {@code entry}; see {@link BlockStates#holds}. */
   boolean holds(int block, long entry) {
     return BlockStates.holds(table, block, entry);
@@ -125,8 +133,10 @@ final class FileBlocks {
    * at end of file.
    *
    * @param insert false to read misses around the cache and leave use counts alone
+   * @param own true if the file was opened by a thread the cache reads around in, for its own
+   *     work ({@link BlockCache#openForCaller}): its misses insert in every thread
    */
-  int read(long position, byte[] dst, int offset, int min, int max, boolean insert) throws IOException {
+  int read(long position, byte[] dst, int offset, int min, int max, boolean insert, boolean own) throws IOException {
     if (position > size - min) {
       throw new EOFException(
           file.path()
@@ -149,7 +159,7 @@ final class FileBlocks {
       int inBlock = (int) (p & (blockSize - 1));
       int len = Math.min(n - done, blockSize - inBlock);
       if (insert && block > loadedThrough && entry(block) == 0) {
-        if (cache.readsAroundHere()) {
+        if (readsAroundHere(own)) {
           done += readAround(block, inBlock, dst, offset + done, n - done, lastBlock, false, false);
           continue;
         }
@@ -161,7 +171,7 @@ final class FileBlocks {
           continue;
         }
       }
-      done += copyBlock(block, inBlock, dst, offset + done, len, lastBlock, insert, n - done, block <= loadedThrough);
+      done += copyBlock(block, inBlock, dst, offset + done, len, lastBlock, insert, own, n - done, block <= loadedThrough);
     }
     return n;
   }
@@ -174,14 +184,14 @@ final class FileBlocks {
    * @return bytes copied: {@code len}, or up to {@code remaining} when reading around
    */
   private int copyBlock(
-      int block, int inBlock, byte[] dst, int offset, int len, int lastBlock, boolean insert, int remaining,
-      boolean loaded)
+      int block, int inBlock, byte[] dst, int offset, int len, int lastBlock, boolean insert, boolean own,
+      int remaining, boolean loaded)
       throws IOException {
     boolean loadedHere = loaded;
     while (true) {
       long e = entry(block);
       if (e == 0) {
-        if (!insert || cache.readsAroundHere()) {
+        if (!insert || readsAroundHere(own)) {
           return readAround(block, inBlock, dst, offset, remaining, lastBlock, false, false);
         }
         Run run = load(block, lastBlock);
@@ -226,19 +236,20 @@ final class FileBlocks {
    *     Outcome#AROUND} when the block cannot be cached now: read it with {@link #readUncached}
    */
   long acquire(int block) throws IOException {
-    return acquire(block, block);
+    return acquire(block, block, false);
   }
 
   /**
    * As {@link #acquire(int)}; if {@code block} is missing, the blocks after it up to {@code
-   * lastIfMissing} that are missing too (and admitted) come in the same vectored read.
+   * lastIfMissing} that are missing too (and admitted) come in the same vectored read. {@code own}
+   * as for {@link #read}.
    */
-  long acquire(int block, int lastIfMissing) throws IOException {
+  long acquire(int block, int lastIfMissing, boolean own) throws IOException {
     boolean loadedHere = false;
     while (true) {
       long e = entry(block);
       if (e == 0) {
-        if (cache.readsAroundHere()) {
+        if (readsAroundHere(own)) {
           return Outcome.AROUND;
         }
         Run run = load(block, lastIfMissing);
@@ -593,8 +604,8 @@ final class FileBlocks {
   }
 
   /** Starts loading the missing blocks of {@code [position, position + length)}; never waits. */
-  void prefetch(long position, long length) {
-    if (length <= 0 || cache.readsAroundHere()) {
+  void prefetch(long position, long length, boolean own) {
+    if (length <= 0 || readsAroundHere(own)) {
       return;
     }
     int first = (int) (position >>> blockShift);

@@ -35,10 +35,10 @@ import org.apache.lucene.util.Unwrappable;
  * input inserts what it misses, except in Lucene's merge threads: a merge of segments the writer
  * keeps open for near-real-time readers reads those readers' inputs, and its misses read around
  * the cache too (the cache's {@link BlockCache.Builder#readAroundIn} default, which a shared
- * cache can change). That holds for the files a merge thread opens with another context than a
- * merge's too (the segment it writes, read back at random: norms for the postings, vectors for
- * the graph; the reader a writer opens on a merged segment for near-real-time search): what the
- * merge thread reads of them it reads around the cache, and queries' reads insert.
+ * cache can change). A file a merge thread opens with another context than a merge's (the
+ * segment it writes, read back at random: norms for the postings, vectors for the graph; the
+ * reader a writer opens on a merged segment for near-real-time search) inserts in every thread
+ * ({@link BlockCache#openForCaller}).
  *
  * <p><b>Inputs</b> that insert read the cache's block memory in place ({@link
  * dev.pread.cache.BlockReader}): no buffer, no copy for a value, no pin. Merge and read-once inputs
@@ -252,7 +252,7 @@ public class CachedPreadDirectory extends FSDirectory {
         name,
         context,
         "CachedPreadIndexInput",
-        real -> cache.open(real, inserts),
+        real -> inserts ? cache.openForCaller(real) : cache.open(real, false),
         (file, description, prefetch) ->
             inserts
                 ? new CachedIndexInput(description, file, prefetch, randomAccess(context))

@@ -195,6 +195,45 @@ public class TestBlockCacheReadAroundThreads extends LuceneTestCase {
     expectThrows(NullPointerException.class, () -> BlockCache.builder(64L * block).readAroundIn(null));
   }
 
+  /**
+   * {@link BlockCache#openForCaller}: a file a named thread opens that way inserts that thread's
+   * misses; opened by another thread, it is as {@code open(path, true)}, and the named thread reads
+   * it around the cache.
+   */
+  public void testFilesANamedThreadOpensForItselfInsert() throws Exception {
+    int block = 4096;
+    long seed = random().nextLong();
+    Path p = Content.writeSynced(createTempDir(), "f", seed, 8L * block);
+    try (BlockCache cache =
+        BlockCache.builder(64L * block).blockSize(block).readAroundIn(t -> t instanceof AroundThread).build()) {
+      AtomicReference<CachedFile> own = new AtomicReference<>();
+      try {
+        inAroundThread(
+            () -> {
+              own.set(cache.openForCaller(p));
+              readBlock(own.get(), seed, 2L * block, block);
+              own.get().prefetch(4L * block, block);
+            });
+        Content.awaitPrefetches(cache);
+        BlockCacheStats s = cache.stats();
+        assertEquals("the opener's misses and prefetch were inserted: " + s, 0, s.readAround());
+        assertEquals(s.toString(), 2L * block, s.residentBytes());
+        try (CachedFile other = random().nextBoolean() ? cache.openForCaller(p) : cache.open(p, true)) {
+          inAroundThread(() -> readBlock(other, seed, 6L * block, block));
+          inAroundThread(() -> readBlock(other, seed, 2L * block, block));
+        }
+        BlockCacheStats after = cache.stats();
+        assertTrue("opened by another thread, the named thread reads around: " + after, after.readAround() > 0);
+        assertEquals("and its cached block is a hit: " + after, s.hits() + 1, after.hits());
+        assertEquals(after.toString(), 2L * block, after.residentBytes());
+      } finally {
+        if (own.get() != null) {
+          own.get().close();
+        }
+      }
+    }
+  }
+
   /** The predicate runs only on misses and prefetches: a thread reading cached blocks is never asked about. */
   public void testPredicateIsNotAskedOnHits() throws IOException {
     int block = 4096;
