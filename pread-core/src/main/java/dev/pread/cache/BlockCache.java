@@ -280,7 +280,8 @@ public final class BlockCache implements Closeable {
      * segments whose readers the writer keeps open for near-real-time search read those readers'
      * inputs, and would otherwise put whole segments into the cache, displacing blocks queries use.
      * The test runs on the reading thread at each miss (and prefetch) of a file that inserts, never
-     * on a hit, so it must be cheap and must not throw. By default {@link
+     * on a hit, and on the opening thread in {@link BlockCache#openForCaller}, so it must be cheap
+     * and must not throw; a file opened that way by such a thread is not read around. By default {@link
      * BlockCache#LUCENE_MERGE_THREADS}. The trade-off: a block such a thread reads twice is read
      * from storage twice, and a segment a merge reads that queries never did is not put into the
      * cache for them. {@code t -> false} makes every thread insert what it misses.
