@@ -232,8 +232,9 @@ final class FileBlocks {
    * memory in place ({@link BlockReader}). Counts a hit (and a use) if it was cached already.
    *
    * @return the block's table entry, whose generation was loaded when this looked (an {@link
-   *     Outcome#isEntry entry}); or {@link Outcome#BUSY}, {@link Outcome#REJECTED} or {@link
-   *     Outcome#AROUND} when the block cannot be cached now: read it with {@link #readUncached}
+   *     Outcome#isEntry entry}); or {@link Outcome#BUSY} or {@link Outcome#REJECTED} when the
+   *     block cannot be cached now: read it with {@link #readUncached}; or {@link Outcome#AROUND}
+   *     when this thread reads around the cache: read it with {@link CachedFile#read}
    */
   long acquire(int block) throws IOException {
     return acquire(block, block, false);
@@ -282,7 +283,7 @@ final class FileBlocks {
   void readUncached(long position, byte[] dst, int offset, int len, long why) throws IOException {
     int block = (int) (position >>> blockShift);
     int inBlock = (int) (position & (blockSize - 1));
-    readAround(block, inBlock, dst, offset, len, block, why == Outcome.REJECTED, why != Outcome.AROUND);
+    readAround(block, inBlock, dst, offset, len, block, why == Outcome.REJECTED, true);
   }
 
   /**

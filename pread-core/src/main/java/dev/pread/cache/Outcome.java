@@ -22,7 +22,8 @@ final class Outcome {
 
   /**
    * The block is missing and the reading thread reads around the cache ({@link
-   * BlockCache.Builder#readAroundIn}): read it as an input that does not insert would.
+   * BlockCache.Builder#readAroundIn}): read it as an input that does not insert would ({@link
+   * BlockReader} reads runs of it into a buffer of its own).
    */
   static final long AROUND = 3L << 32;
 

@@ -412,7 +412,7 @@ final class AdaptiveRegime {
         file.mapsAlways = false;
         file.follow(path);
         if (file.usesCache) {
-          file.adviseMapping(randomAdvice ? MapAdvice.RANDOM : MapAdvice.NORMAL);
+          file.adviseMapping(mappingAdvice());
         }
       }
     } finally {
