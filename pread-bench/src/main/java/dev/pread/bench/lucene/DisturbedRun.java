@@ -3,6 +3,7 @@ package dev.pread.bench.lucene;
 import dev.pread.bench.pressure.GroupSampler;
 import dev.pread.bench.pressure.MemoryCheck;
 import dev.pread.bench.pressure.ProcStats;
+import dev.pread.bench.pressure.QueryThreadTimes;
 import dev.pread.bench.report.DisturbedResult;
 import dev.pread.bench.report.Timeline;
 import dev.pread.cache.BlockCacheStats;
@@ -78,11 +79,17 @@ final class DisturbedRun {
     BlockCacheStats[] cache = new BlockCacheStats[4];
     ProcStats[] io = new ProcStats[4];
     long[] marks = new long[4]; // start, disturbance started, disturbance ended, end
+    // The query threads' scheduler counters and the process's CPU time at the start, at the
+    // disturbance's start and end, and just before the queries stop (the threads still alive).
+    QueryThreadTimes[] sched = new QueryThreadTimes[4];
+    ProcStats[] cpu = new ProcStats[4];
+    long[] schedAt = new long[4];
     AtomicBoolean stop = new AtomicBoolean();
     AtomicReference<Throwable> controlFailure = new AtomicReference<>();
     GroupSampler sampler = GroupSampler.start(100);
     marks[0] = System.nanoTime();
     io[0] = ProcStats.now();
+    sample(sched, cpu, schedAt, 0, io[0], marks[0]);
     cache[0] = stats == null ? null : stats.get();
     Thread control = new Thread(() -> {
       try {
@@ -90,11 +97,14 @@ final class DisturbedRun {
         io[1] = ProcStats.now();
         cache[1] = stats == null ? null : stats.get();
         marks[1] = System.nanoTime();
+        sample(sched, cpu, schedAt, 1, io[1], marks[1]);
         runFor(disturbance, marks[1], duringSeconds);
         marks[2] = System.nanoTime();
         io[2] = ProcStats.now();
         cache[2] = stats == null ? null : stats.get();
+        sample(sched, cpu, schedAt, 2, io[2], marks[2]);
         sleepUntil(marks[2] + (long) (afterSeconds * 1e9));
+        sample(sched, cpu, schedAt, 3, ProcStats.now(), System.nanoTime());
       } catch (Throwable e) {
         controlFailure.set(e);
       } finally {
@@ -144,6 +154,19 @@ final class DisturbedRun {
         long hits = cache[p + 1].hits() - cache[p].hits();
         long misses = cache[p + 1].misses() - cache[p].misses();
         c.hitRatio[p] = hits + misses == 0 ? Double.NaN : (double) hits / (hits + misses);
+      }
+      if (sched[p + 1] != null && schedAt[p + 1] > schedAt[p]) {
+        double millis = (schedAt[p + 1] - schedAt[p]) / 1e6; // of wall time in the phase
+        long run = sched[p + 1].runNanosSince(sched[p]);
+        long wait = sched[p + 1].waitNanosSince(sched[p]);
+        long process = cpuMillis(cpu[p + 1]) < 0 || cpuMillis(cpu[p]) < 0 ? -1 : cpuMillis(cpu[p + 1]) - cpuMillis(cpu[p]);
+        if (run >= 0 && wait >= 0) {
+          c.queryOnCoreMillis[p] = run / 1e6 / threads / millis * 1000;
+          c.queryWaitingMillis[p] = wait / 1e6 / threads / millis * 1000;
+          if (process >= 0) {
+            c.otherCpuMillis[p] = Math.max(0, process - run / 1e6) / millis * 1000;
+          }
+        }
       }
     }
     c.recoverySeconds = recoverySeconds(tl, c.end, c.qps[0]);
@@ -198,6 +221,17 @@ final class DisturbedRun {
     } finally {
       disturbance.stop();
     }
+  }
+
+  private static void sample(QueryThreadTimes[] sched, ProcStats[] cpu, long[] at, int i, ProcStats now, long nanos) {
+    sched[i] = QueryThreadTimes.now();
+    cpu[i] = now;
+    at[i] = nanos;
+  }
+
+  /** The process's CPU time (user and system) in ms, or -1 if unknown. */
+  private static long cpuMillis(ProcStats s) {
+    return s.userMillis() < 0 || s.systemMillis() < 0 ? -1 : s.userMillis() + s.systemMillis();
   }
 
   private static void sleepUntil(long deadline) throws InterruptedException {

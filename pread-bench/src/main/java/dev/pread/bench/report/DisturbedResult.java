@@ -26,6 +26,15 @@ public final class DisturbedResult {
   public long[] majorFaults = new long[3];
   public long[] pageCache = {-1, -1, -1};
   public double[] hitRatio = {Double.NaN, Double.NaN, Double.NaN};
+  /**
+   * Per phase, ms of each second a query thread was on a core, and runnable but waiting for one
+   * (the mean over the query threads); the rest of its second it was blocked (reads from storage,
+   * locks) or asleep. -1: unknown (no per-thread scheduler counters, or results written without them).
+   */
+  public double[] queryOnCoreMillis = {-1, -1, -1};
+  public double[] queryWaitingMillis = {-1, -1, -1};
+  /** Per phase, ms of each second the JVM's other threads were on a core (its CPU time less the query threads'); -1: unknown. */
+  public double[] otherCpuMillis = {-1, -1, -1};
   /** Seconds from the end of the disturbance until the QPS is back (see DisturbedRun), -1: not within the run. */
   public double recoverySeconds;
   public double stallSeconds;

@@ -371,6 +371,7 @@ public final class Report {
             d.storageReadBytes[0] / 1e6, d.storageReadBytes[1] / 1e6, d.storageReadBytes[2] / 1e6));
       }
       List<DisturbedResult> ran = mine.stream().filter(d -> d.failure == null).toList();
+      sb.append(threadTimesTable(ran));
       if (ran.stream().map(d -> d.disturbance).distinct().count() == 1) {
         sb.append("\nThe disturbance: ").append(ran.get(0).disturbance).append(".\n");
       } else if (!ran.isEmpty()) {
@@ -381,6 +382,43 @@ public final class Report {
         }
       }
       sb.append('\n');
+    }
+    return sb.toString();
+  }
+
+  /**
+   * Where a query thread's seconds went in each phase (on a core, waiting for one, neither) and the
+   * CPU of the JVM's other threads; empty when no run has these figures.
+   */
+  static String threadTimesTable(List<DisturbedResult> ran) {
+    List<DisturbedResult> known = ran.stream().filter(d -> d.queryOnCoreMillis[0] >= 0).toList();
+    if (known.isEmpty()) {
+      return "";
+    }
+    StringBuilder sb = new StringBuilder();
+    sb.append("\nA query thread's second before / during / after, in ms (Linux's per-thread scheduler counters):"
+        + " on a core, runnable but waiting for a core (other threads had them), and the rest: blocked in reads"
+        + " from storage or on locks; and the ms a second the JVM's other threads (the writer, merges, the JIT,"
+        + " the collector) were on a core, out of 1,000 a core:\n\n");
+    sb.append("| directory | threads | on a core | waiting for a core | blocked | the JVM's other threads on a core |\n"
+        + "|---|---:|---|---|---|---|\n");
+    for (DisturbedResult d : known) {
+      double[] blocked = new double[3];
+      for (int p = 0; p < 3; p++) {
+        blocked[p] = d.queryOnCoreMillis[p] < 0 || d.queryWaitingMillis[p] < 0 ? -1
+            : Math.max(0, 1000 - d.queryOnCoreMillis[p] - d.queryWaitingMillis[p]);
+      }
+      sb.append(String.format(Locale.ROOT, "| %s | %d | %s | %s | %s | %s |%n", d.directory, d.threads,
+          phases(d.queryOnCoreMillis), phases(d.queryWaitingMillis), phases(blocked), phases(d.otherCpuMillis)));
+    }
+    return sb.toString();
+  }
+
+  /** Three per-phase figures in ms as "a / b / c", "?" for an unknown one. */
+  private static String phases(double[] millis) {
+    StringBuilder sb = new StringBuilder();
+    for (int p = 0; p < 3; p++) {
+      sb.append(p == 0 ? "" : " / ").append(millis[p] < 0 ? "?" : String.format(Locale.ROOT, "%.0f", millis[p]));
     }
     return sb.toString();
   }

@@ -194,4 +194,21 @@ public class ReportLogicTest {
       assertEquals(md, cores.equals("1"), md.contains("| 2 threads (oversubscribed) |"));
     }
   }
+
+  /**
+   * A disturbed run's query-thread seconds: on a core, waiting for one, and the rest blocked, per
+   * phase; results written without the figures (or a phase unknown) show no table, or "?".
+   */
+  @Test
+  public void threadTimesOfADisturbedRun() {
+    DisturbedResult d = new DisturbedResult();
+    d.directory = "dir-a";
+    d.threads = 1;
+    assertEquals("", Report.threadTimesTable(java.util.List.of(d))); // as read back from older results
+    d.queryOnCoreMillis = new double[] {794.4, 666, 830};
+    d.queryWaitingMillis = new double[] {2, 141.2, -1};
+    d.otherCpuMillis = new double[] {28, 1109.6, 27};
+    String table = Report.threadTimesTable(java.util.List.of(d));
+    assertTrue(table, table.contains("| dir-a | 1 | 794 / 666 / 830 | 2 / 141 / ? | 204 / 193 / ? | 28 / 1110 / 27 |"));
+  }
 }
