@@ -176,6 +176,12 @@ final class BenchCommand implements Callable<Integer> {
       + " second, or off. Default: ${DEFAULT-VALUE}.")
   String indexingRate = "max";
 
+  @Option(names = "--indexing-nice", description = "Merge regime: the nice value of the bulk-indexing load's"
+      + " writer thread, 0 to 19, and so of the merge threads it starts (which inherit it): 0 leaves it at the"
+      + " worker's own; 10 gives it about a tenth of a core the queries want, as an operator can run indexing on a"
+      + " machine with few cores. The same for every Directory. Default: ${DEFAULT-VALUE}.")
+  int indexingNice = 0;
+
   @Option(names = "--neighbour-io-class", description = "Noisy neighbour: the I/O scheduling class of the"
       + " neighbour's reads, best-effort (as any process) or idle (ionice -c3, what an operator can give a backup"
       + " or log shipper; served only while no other process waits for the disk). Default: ${DEFAULT-VALUE}.")
@@ -676,6 +682,11 @@ final class BenchCommand implements Callable<Integer> {
     }
     o.neighbourIdle = neighbourIoClass.equals("idle");
     o.indexingCharsPerSecond = parseIndexingRate(indexingRate);
+    if (indexingNice < 0 || indexingNice > dev.pread.nativeio.CpuPriority.MAX_NICE) {
+      throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
+          "--indexing-nice must be 0 to " + dev.pread.nativeio.CpuPriority.MAX_NICE + " (got " + indexingNice + ")");
+    }
+    o.indexingNice = indexingNice;
     if (!operatorsScheduler.matches("[a-z][a-z0-9-]*")) {
       throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
           "--operators-scheduler must name a scheduler (bfq, mq-deadline, kyber, none) or be keep (got \""

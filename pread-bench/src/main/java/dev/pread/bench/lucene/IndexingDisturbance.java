@@ -1,5 +1,6 @@
 package dev.pread.bench.lucene;
 
+import dev.pread.nativeio.CpuPriority;
 import java.io.IOException;
 import java.util.List;
 import java.util.Locale;
@@ -41,6 +42,7 @@ final class IndexingDisturbance implements DisturbedRun.Disturbance {
   private final Directory dir;
   private final List<Corpus.Doc> docs;
   private final double charsPerSecond;
+  private final int nice;
   private final AtomicReference<Throwable> failure = new AtomicReference<>();
   private final CountingMergeScheduler merges = new CountingMergeScheduler();
   private Thread thread;
@@ -58,8 +60,10 @@ final class IndexingDisturbance implements DisturbedRun.Disturbance {
    * @param docs the documents to add, in turn and again from the first once all were added
    * @param charsPerSecond the rate, in characters of source text a second; {@link
    *     Double#POSITIVE_INFINITY} for as fast as the thread indexes
+   * @param nice the writer thread's nice value, which the merge threads it starts inherit; 0 leaves
+   *     it at the creating thread's
    */
-  IndexingDisturbance(Directory dir, List<Corpus.Doc> docs, double charsPerSecond) {
+  IndexingDisturbance(Directory dir, List<Corpus.Doc> docs, double charsPerSecond, int nice) {
     if (docs.isEmpty()) {
       throw new IllegalArgumentException("no documents to index");
     }
@@ -69,6 +73,10 @@ final class IndexingDisturbance implements DisturbedRun.Disturbance {
     this.dir = dir;
     this.docs = docs;
     this.charsPerSecond = charsPerSecond;
+    if (nice < 0 || nice > CpuPriority.MAX_NICE) {
+      throw new IllegalArgumentException("nice value must be 0 to " + CpuPriority.MAX_NICE + ": " + nice);
+    }
+    this.nice = nice;
   }
 
   @Override
@@ -81,6 +89,10 @@ final class IndexingDisturbance implements DisturbedRun.Disturbance {
   private void index() {
     DirectoryReader nrt = null;
     try {
+      if (nice > 0 && !CpuPriority.yieldTo(nice)) {
+        throw new IllegalStateException("cannot set the indexing thread's nice value to " + nice
+            + " (setpriority refused, or no native access)");
+      }
       IndexWriterConfig config = new IndexWriterConfig(new StandardAnalyzer())
           .setOpenMode(IndexWriterConfig.OpenMode.APPEND)
           .setCommitOnClose(false)

@@ -106,6 +106,8 @@ public final class LuceneBench {
      */
     public double indexingSeconds = 20;
     public double indexingCharsPerSecond = Double.POSITIVE_INFINITY;
+    /** Merge: the nice value of the indexing load's writer thread (0: the worker's own). */
+    public int indexingNice;
 
     /** Whether the merge regime's workers run the bulk-indexing load after their merge. */
     boolean indexing() {
@@ -312,6 +314,7 @@ public final class LuceneBench {
                 // JSON has no infinity: 0 in the spec is no rate cap
                 spec.indexingCharsPerSecond = Double.isInfinite(o.indexingCharsPerSecond) ? 0 : o.indexingCharsPerSecond;
                 spec.corpusGenerated = o.corpus.isGenerated();
+                spec.indexingNice = o.indexingNice;
               }
               Results w;
               MemoryCheck group = null;
@@ -503,7 +506,9 @@ public final class LuceneBench {
                 ? "as fast as its one thread indexes (--indexing-rate max)"
                 : String.format(Locale.ROOT, "at %.1f MB/s of source text (a target)", o.indexingCharsPerSecond / 1e6),
             o.indexingSeconds,
-            IndexingDisturbance.REFRESH_SECONDS, o.disturbedAfterSeconds, operatorDirs, operatorThreads));
+            IndexingDisturbance.REFRESH_SECONDS, o.disturbedAfterSeconds, operatorDirs, operatorThreads)
+            + (o.indexingNice > 0 ? String.format(Locale.ROOT, ". The writer's thread, and the merge threads it starts,"
+                + " at nice %d (--indexing-nice), for every Directory", o.indexingNice) : ""));
       }
     }
     if (regimes.contains("neighbour")) {

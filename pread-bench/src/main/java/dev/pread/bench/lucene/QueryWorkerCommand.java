@@ -133,6 +133,8 @@ public final class QueryWorkerCommand implements Callable<Integer> {
     double indexingSeconds;
     double indexingCharsPerSecond;
     boolean corpusGenerated;
+    /** Merge: the nice value of the indexing load's writer thread (0: the worker's own). */
+    int indexingNice;
     /** Restart: drop the page cache after building the mix, before opening the Directory (a reboot). */
     boolean dropBeforeOpen;
 
@@ -322,7 +324,7 @@ public final class QueryWorkerCommand implements Callable<Integer> {
                 try (LimitKeeper keeper = keepBudget(spec, d)) {
                   res = DisturbedRun.run("indexing", name, d, searcher, mix, spec.reference, t, first,
                       spec.phaseSeconds, spec.indexingSeconds, spec.afterSeconds,
-                      new IndexingDisturbance(d, indexingDocs, indexingRate(spec)));
+                      new IndexingDisturbance(d, indexingDocs, indexingRate(spec), spec.indexingNice));
                 }
                 r.disturbed.add(res);
                 first += (int) res.queries;
@@ -462,7 +464,7 @@ public final class QueryWorkerCommand implements Callable<Integer> {
     double window = Math.min(spec.duringSeconds, 2 * spec.jitWarmupSeconds);
     DisturbedRun.runFor(new MergeDisturbance(d), System.nanoTime(), window);
     if (docs != null) {
-      DisturbedRun.runFor(new IndexingDisturbance(d, docs, indexingRate(spec)), System.nanoTime(), window / 4);
+      DisturbedRun.runFor(new IndexingDisturbance(d, docs, indexingRate(spec), spec.indexingNice), System.nanoTime(), window / 4);
     }
   }
 
