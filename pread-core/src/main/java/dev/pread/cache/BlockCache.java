@@ -360,7 +360,7 @@ public final class BlockCache implements Closeable {
    */
   public CachedFile open(Path path, boolean insert) throws IOException {
     ensureOpen();
-    return register(openFile(path, direct -> direct ? NativeFile.openDirect(path) : NativeFile.open(path)), insert, false);
+    return openPath(path, insert, false);
   }
 
   /**
@@ -378,8 +378,12 @@ public final class BlockCache implements Closeable {
    */
   public CachedFile openForCaller(Path path) throws IOException {
     ensureOpen();
-    boolean own = readsAroundHere();
-    return register(openFile(path, direct -> direct ? NativeFile.openDirect(path) : NativeFile.open(path)), true, own);
+    return openPath(path, true, readsAroundHere());
+  }
+
+  /** Opens {@code path} (with O_DIRECT where the cache reads that way) and registers it. */
+  private CachedFile openPath(Path path, boolean insert, boolean own) throws IOException {
+    return register(openFile(path, direct -> direct ? NativeFile.openDirect(path) : NativeFile.open(path)), insert, own);
   }
 
   /**

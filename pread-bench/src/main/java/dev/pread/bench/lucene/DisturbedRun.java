@@ -159,7 +159,7 @@ final class DisturbedRun {
         double millis = (schedAt[p + 1] - schedAt[p]) / 1e6; // of wall time in the phase
         long run = sched[p + 1].runNanosSince(sched[p]);
         long wait = sched[p + 1].waitNanosSince(sched[p]);
-        long process = cpuMillis(cpu[p + 1]) < 0 || cpuMillis(cpu[p]) < 0 ? -1 : cpuMillis(cpu[p + 1]) - cpuMillis(cpu[p]);
+        long process = cpuMillis(cpu[p + 1].minus(cpu[p]));
         if (run >= 0 && wait >= 0) {
           c.queryOnCoreMillis[p] = run / 1e6 / threads / millis * 1000;
           c.queryWaitingMillis[p] = wait / 1e6 / threads / millis * 1000;
